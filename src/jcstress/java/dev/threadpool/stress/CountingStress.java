@@ -1,0 +1,48 @@
+package dev.threadpool.stress;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * One counting stress run, like seed 002's stress.c: items 1..N go through a structure, every item that comes
+ * out is counted, and the run prints {@code lost L  duplicated D  -> OK} (exit 0) or {@code -> BROKEN}
+ * (exit 1). {@link StressLauncher} runs this many times under several JIT modes.
+ *
+ * <pre>
+ *   java -cp ... dev.threadpool.stress.CountingStress &lt;subject&gt; [items] [threads]
+ * </pre>
+ */
+public final class CountingStress {
+    static final Map<String, StressSubject> SUBJECTS = new LinkedHashMap<>();
+
+    static {
+        register(new BoundedRingSubject());
+        register(new PoolSubject());
+    }
+
+    static void register(StressSubject s) {
+        SUBJECTS.put(s.name(), s);
+    }
+
+    private CountingStress() {}
+
+    public static void main(String[] args) throws Exception {
+        if (args.length < 1 || !SUBJECTS.containsKey(args[0])) {
+            System.err.println("usage: CountingStress <subject> [items] [threads]; subjects: " + SUBJECTS.keySet());
+            System.exit(2);
+        }
+        StressSubject subject = SUBJECTS.get(args[0]);
+        int items = args.length > 1 ? Integer.parseInt(args[1]) : 1_000_000;
+        int threads = args.length > 2 ? Integer.parseInt(args[2]) : 4;
+        Seen seen = new Seen(items);
+        long t0 = System.nanoTime();
+        String detail = subject.run(items, threads, seen);
+        long ms = (System.nanoTime() - t0) / 1_000_000;
+        long lost = seen.lost();
+        long dup = seen.duplicated();
+        boolean ok = lost == 0 && dup == 0;
+        System.out.printf("%-14s items %d  %s  %d ms%n", subject.name(), items, detail, ms);
+        System.out.printf("%-14s lost %d  duplicated %d  -> %s%n", subject.name(), lost, dup, ok ? "OK" : "BROKEN");
+        System.exit(ok ? 0 : 1);
+    }
+}

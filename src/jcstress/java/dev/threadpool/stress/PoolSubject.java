@@ -1,0 +1,74 @@
+package dev.threadpool.stress;
+
+import dev.threadpool.PoolConfig;
+import dev.threadpool.PoolStats;
+import dev.threadpool.SchedulerVariant;
+import dev.threadpool.ThreadPool;
+import dev.threadpool.WaitGroup;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The whole pool (GLOBAL_QUEUE): {@code threads} external submitters push the items as tasks through a small
+ * descriptor table (so it is full most of the time) mixing submit, trySubmit and submitBatch; each task
+ * records its item. Also checks the accounting: every accepted task ended, no descriptor live, no bytes live
+ * after close.
+ */
+final class PoolSubject implements StressSubject {
+    @Override
+    public String name() {
+        return "pool";
+    }
+
+    @Override
+    public String run(int items, int threads, Seen seen) throws Exception {
+        ThreadPool pool = ThreadPool.create(PoolConfig.builder().maxThreads(2).queueCapacity(64)
+                .schedulerVariant(SchedulerVariant.GLOBAL_QUEUE).build());
+        WaitGroup group = new WaitGroup();
+        int submitters = Math.max(1, threads);
+        Thread[] ts = new Thread[submitters];
+        AtomicLong next = new AtomicLong(1);
+        for (int s = 0; s < submitters; s++) {
+            ts[s] = new Thread(() -> {
+                Runnable[] batch = new Runnable[16];
+                for (;;) {
+                    long first = next.getAndAdd(16);
+                    if (first > items) {
+                        return;
+                    }
+                    int n = (int) Math.min(16, items - first + 1);
+                    int mode = (int) ((first >>> 4) % 3);
+                    for (int k = 0; k < n; k++) {
+                        final long v = first + k;
+                        group.add(1);
+                        batch[k] = () -> { seen.hit(v); group.done(); };
+                    }
+                    if (mode == 0) {
+                        pool.submitBatch(batch, 0, n);
+                    } else if (mode == 1) {
+                        for (int k = 0; k < n; k++) pool.submit(batch[k]);
+                    } else {
+                        for (int k = 0; k < n; k++) {
+                            while (!pool.trySubmit(batch[k])) Thread.onSpinWait();
+                        }
+                    }
+                }
+            }, "submitter-" + s);
+        }
+        for (Thread t : ts) t.start();
+        for (Thread t : ts) t.join();
+        if (!group.await(Duration.ofSeconds(120))) {
+            throw new IllegalStateException("tasks did not finish within 120 s: pending=" + group.pending());
+        }
+        // The tasks' own group.done() runs inside the task, before the worker counts it: only the snapshot
+        // after close (which drains) is exact.
+        pool.close();
+        PoolStats after = pool.statsSnapshot();
+        if (after.taskDescLive() != 0 || after.liveBytes() != 0 || after.completed() != items
+                || after.submitted() != items || after.totalAllocBytes() != after.totalFreeBytes()) {
+            throw new IllegalStateException("accounting broken after close: " + after);
+        }
+        return "submitters " + submitters + "  completed " + after.completed() + "  parks " + after.parks()
+                + "  rejected-tries " + after.rejected();
+    }
+}

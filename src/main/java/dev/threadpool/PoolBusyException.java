@@ -1,0 +1,10 @@
+package dev.threadpool;
+
+/** An operation that needs a quiescent (or less loaded) pool was called while it was busy. */
+public class PoolBusyException extends IllegalStateException {
+    private static final long serialVersionUID = 1L;
+
+    public PoolBusyException(String message) {
+        super(message);
+    }
+}

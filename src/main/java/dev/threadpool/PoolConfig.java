@@ -1,0 +1,230 @@
+package dev.threadpool;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * Immutable pool configuration. Build with {@link #builder()}; {@link Builder#build()} validates every field
+ * and names the parameter and its allowed range in the exception. See {@code docs/CONFIGURATION.md} for the
+ * full reference.
+ *
+ * <p>Fields marked "(WORK_STEALING / LANE_EXTENSION)" are validated now and take effect in those variants;
+ * {@code GLOBAL_QUEUE} ignores them.
+ */
+public final class PoolConfig {
+    /** Worker threads are capped at 64: the idle and non-empty bitmaps are one long each. */
+    public static final int MAX_THREADS = 64;
+    public static final int MIN_QUEUE_CAPACITY = 2;
+    public static final int MAX_QUEUE_CAPACITY = 1 << 24;
+    public static final int MAX_LOCAL_QUEUE_CAPACITY = 1 << 16;
+    public static final int MAX_RECENT_ERRORS = 1024;
+
+    private final int maxThreads;
+    private final int queueCapacity;
+    private final SchedulerVariant schedulerVariant;
+    private final TimestampMode timestampMode;
+    private final IdleStrategy idleStrategy;
+    private final Duration spinBeforePark;
+    private final TaskErrorHandler errorHandler;
+    private final int recentErrorCapacity;
+    private final String threadNamePrefix;
+    private final boolean daemon;
+    private final int localQueueCapacity;
+    private final QueueKind queueKind;
+    private final int wakeCoalesceBatch;
+    private final int injectBatchSize;
+    private final int stealBatchSize;
+    private final int blockingWorkers;
+    private final boolean cpuHelpsBlocking;
+    private final int maxOverflowWorkers;
+    private final Duration blockingPromotionTimeout;
+    private final Duration watchdogInterval;
+    private final long workerScratchCapBytes;
+
+    private PoolConfig(Builder b) {
+        this.maxThreads = b.maxThreads;
+        this.queueCapacity = b.queueCapacity;
+        this.schedulerVariant = b.schedulerVariant;
+        this.timestampMode = b.timestampMode;
+        this.idleStrategy = b.idleStrategy;
+        this.spinBeforePark = b.spinBeforePark;
+        this.errorHandler = b.errorHandler;
+        this.recentErrorCapacity = b.recentErrorCapacity;
+        this.threadNamePrefix = b.threadNamePrefix;
+        this.daemon = b.daemon;
+        this.localQueueCapacity = b.localQueueCapacity;
+        this.queueKind = b.queueKind;
+        this.wakeCoalesceBatch = b.wakeCoalesceBatch;
+        this.injectBatchSize = b.injectBatchSize;
+        this.stealBatchSize = b.stealBatchSize;
+        this.blockingWorkers = b.blockingWorkers;
+        this.cpuHelpsBlocking = b.cpuHelpsBlocking;
+        this.maxOverflowWorkers = b.maxOverflowWorkers;
+        this.blockingPromotionTimeout = b.blockingPromotionTimeout;
+        this.watchdogInterval = b.watchdogInterval;
+        this.workerScratchCapBytes = b.workerScratchCapBytes;
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** A configuration with every default. */
+    public static PoolConfig defaults() {
+        return builder().build();
+    }
+
+    public int maxThreads() { return maxThreads; }
+    public int queueCapacity() { return queueCapacity; }
+    public SchedulerVariant schedulerVariant() { return schedulerVariant; }
+    public TimestampMode timestampMode() { return timestampMode; }
+    public IdleStrategy idleStrategy() { return idleStrategy; }
+    public Duration spinBeforePark() { return spinBeforePark; }
+    /** May be null: no handler. */
+    public TaskErrorHandler errorHandler() { return errorHandler; }
+    public int recentErrorCapacity() { return recentErrorCapacity; }
+    public String threadNamePrefix() { return threadNamePrefix; }
+    public boolean daemon() { return daemon; }
+    public int localQueueCapacity() { return localQueueCapacity; }
+    public QueueKind queueKind() { return queueKind; }
+    public int wakeCoalesceBatch() { return wakeCoalesceBatch; }
+    public int injectBatchSize() { return injectBatchSize; }
+    public int stealBatchSize() { return stealBatchSize; }
+    public int blockingWorkers() { return blockingWorkers; }
+    public boolean cpuHelpsBlocking() { return cpuHelpsBlocking; }
+    public int maxOverflowWorkers() { return maxOverflowWorkers; }
+    public Duration blockingPromotionTimeout() { return blockingPromotionTimeout; }
+    public Duration watchdogInterval() { return watchdogInterval; }
+    public long workerScratchCapBytes() { return workerScratchCapBytes; }
+
+    @Override
+    public String toString() {
+        return "PoolConfig[variant=" + schedulerVariant + ", maxThreads=" + maxThreads + ", queueCapacity="
+                + queueCapacity + ", idleStrategy=" + idleStrategy + ", timestampMode=" + timestampMode + "]";
+    }
+
+    /** Builder with defaults; every setter returns {@code this}. Validation happens in {@link #build()}. */
+    public static final class Builder {
+        private int maxThreads = Math.min(Runtime.getRuntime().availableProcessors(), MAX_THREADS);
+        private int queueCapacity = 4096;
+        private SchedulerVariant schedulerVariant = SchedulerVariant.GLOBAL_QUEUE;
+        private TimestampMode timestampMode = TimestampMode.DISABLED;
+        private IdleStrategy idleStrategy = IdleStrategy.PARK;
+        private Duration spinBeforePark = Duration.ofNanos(50_000);
+        private TaskErrorHandler errorHandler;
+        private int recentErrorCapacity = 16;
+        private String threadNamePrefix = "thread-pool-";
+        private boolean daemon;
+        private int localQueueCapacity = 256;
+        private QueueKind queueKind = QueueKind.RING;
+        private int wakeCoalesceBatch = 32;
+        private int injectBatchSize = 32;
+        private int stealBatchSize = 8;
+        private int blockingWorkers = 1;
+        private boolean cpuHelpsBlocking;
+        private int maxOverflowWorkers = 4;
+        private Duration blockingPromotionTimeout = Duration.ofMillis(100);
+        private Duration watchdogInterval = Duration.ofMillis(10);
+        private long workerScratchCapBytes = 64 * 1024;
+
+        private Builder() {}
+
+        /** Worker threads, 1..64. Default: available processors (at most 64). */
+        public Builder maxThreads(int n) { this.maxThreads = n; return this; }
+        /** Descriptors (queued + running + un-awaited tasks), a power of two in [2, 2^24]. Default 4096. */
+        public Builder queueCapacity(int n) { this.queueCapacity = n; return this; }
+        public Builder schedulerVariant(SchedulerVariant v) { this.schedulerVariant = v; return this; }
+        public Builder timestampMode(TimestampMode m) { this.timestampMode = m; return this; }
+        public Builder idleStrategy(IdleStrategy s) { this.idleStrategy = s; return this; }
+        /** How long SPIN_THEN_PARK spins, in [0, 1s]. Default 50 µs. */
+        public Builder spinBeforePark(Duration d) { this.spinBeforePark = d; return this; }
+        /** Called on the worker when a task throws; null for none. */
+        public Builder errorHandler(TaskErrorHandler h) { this.errorHandler = h; return this; }
+        /** How many recent task errors are kept, 0..1024. Default 16. */
+        public Builder recentErrorCapacity(int n) { this.recentErrorCapacity = n; return this; }
+        public Builder threadNamePrefix(String p) { this.threadNamePrefix = p; return this; }
+        /** Whether workers are daemon threads. Default false (close the pool to let the JVM exit). */
+        public Builder daemon(boolean d) { this.daemon = d; return this; }
+        /** (WORK_STEALING / LANE_EXTENSION) Local queue size, a power of two in [2, 65536]. Default 256. */
+        public Builder localQueueCapacity(int n) { this.localQueueCapacity = n; return this; }
+        /** (WORK_STEALING / LANE_EXTENSION) Local queue kind. Default RING. */
+        public Builder queueKind(QueueKind k) { this.queueKind = k; return this; }
+        /** (WORK_STEALING / LANE_EXTENSION) Submissions per wake scan, 1..4096. Default 32. */
+        public Builder wakeCoalesceBatch(int n) { this.wakeCoalesceBatch = n; return this; }
+        /** (WORK_STEALING / LANE_EXTENSION) Entries taken from the inject ring at once, 1..1024. Default 32. */
+        public Builder injectBatchSize(int n) { this.injectBatchSize = n; return this; }
+        /** (WORK_STEALING / LANE_EXTENSION) Most entries one steal moves, 1..1024. Default 8. */
+        public Builder stealBatchSize(int n) { this.stealBatchSize = n; return this; }
+        /** (LANE_EXTENSION) Workers reserved for the blocking lane, 1..maxThreads-1. Default 1. */
+        public Builder blockingWorkers(int n) { this.blockingWorkers = n; return this; }
+        /** (LANE_EXTENSION) Whether default-lane workers help the blocking lane. Default false. */
+        public Builder cpuHelpsBlocking(boolean b) { this.cpuHelpsBlocking = b; return this; }
+        /** (LANE_EXTENSION) Overflow workers the watchdog may add, 0..64-maxThreads. Default 4. */
+        public Builder maxOverflowWorkers(int n) { this.maxOverflowWorkers = n; return this; }
+        /** (LANE_EXTENSION) Running time after which a default-lane task counts as stalled, > 0. */
+        public Builder blockingPromotionTimeout(Duration d) { this.blockingPromotionTimeout = d; return this; }
+        /** (LANE_EXTENSION) Watchdog period, in [1 ms, 1 h]. Default 10 ms. */
+        public Builder watchdogInterval(Duration d) { this.watchdogInterval = d; return this; }
+        /** Per-worker scratch buffer cap in bytes, 0..1 GiB (0 disables scratch). Default 64 KiB. */
+        public Builder workerScratchCapBytes(long n) { this.workerScratchCapBytes = n; return this; }
+
+        /**
+         * Validates and builds.
+         *
+         * @throws IllegalArgumentException naming the field and its allowed range
+         * @throws NullPointerException naming a null field
+         */
+        public PoolConfig build() {
+            range("maxThreads", maxThreads, 1, MAX_THREADS);
+            powerOfTwo("queueCapacity", queueCapacity, MIN_QUEUE_CAPACITY, MAX_QUEUE_CAPACITY);
+            Objects.requireNonNull(schedulerVariant, "schedulerVariant must not be null");
+            Objects.requireNonNull(timestampMode, "timestampMode must not be null");
+            Objects.requireNonNull(idleStrategy, "idleStrategy must not be null");
+            Objects.requireNonNull(queueKind, "queueKind must not be null");
+            Objects.requireNonNull(threadNamePrefix, "threadNamePrefix must not be null");
+            duration("spinBeforePark", spinBeforePark, Duration.ZERO, Duration.ofSeconds(1));
+            range("recentErrorCapacity", recentErrorCapacity, 0, MAX_RECENT_ERRORS);
+            powerOfTwo("localQueueCapacity", localQueueCapacity, 2, MAX_LOCAL_QUEUE_CAPACITY);
+            range("wakeCoalesceBatch", wakeCoalesceBatch, 1, 4096);
+            range("injectBatchSize", injectBatchSize, 1, 1024);
+            range("stealBatchSize", stealBatchSize, 1, 1024);
+            if (schedulerVariant == SchedulerVariant.LANE_EXTENSION) {
+                if (maxThreads < 2) {
+                    throw new IllegalArgumentException("LANE_EXTENSION needs maxThreads >= 2 (one blocking and one"
+                            + " default worker): maxThreads=" + maxThreads);
+                }
+                range("blockingWorkers", blockingWorkers, 1, maxThreads - 1);
+            } else {
+                range("blockingWorkers", blockingWorkers, 0, maxThreads);
+            }
+            range("maxOverflowWorkers", maxOverflowWorkers, 0, MAX_THREADS - maxThreads);
+            duration("blockingPromotionTimeout", blockingPromotionTimeout, Duration.ofNanos(1), Duration.ofHours(1));
+            duration("watchdogInterval", watchdogInterval, Duration.ofMillis(1), Duration.ofHours(1));
+            if (workerScratchCapBytes < 0 || workerScratchCapBytes > (1L << 30)) {
+                throw new IllegalArgumentException("workerScratchCapBytes must be in [0, 1073741824]: "
+                        + "workerScratchCapBytes=" + workerScratchCapBytes);
+            }
+            return new PoolConfig(this);
+        }
+
+        private static void range(String name, long v, long lo, long hi) {
+            if (v < lo || v > hi) {
+                throw new IllegalArgumentException(name + " must be in [" + lo + ", " + hi + "]: " + name + "=" + v);
+            }
+        }
+
+        private static void powerOfTwo(String name, int v, int lo, int hi) {
+            if (v < lo || v > hi || Integer.bitCount(v) != 1) {
+                throw new IllegalArgumentException(name + " must be a power of two in [" + lo + ", " + hi + "]: "
+                        + name + "=" + v);
+            }
+        }
+
+        private static void duration(String name, Duration d, Duration lo, Duration hi) {
+            Objects.requireNonNull(d, () -> name + " must not be null");
+            if (d.compareTo(lo) < 0 || d.compareTo(hi) > 0) {
+                throw new IllegalArgumentException(name + " must be in [" + lo + ", " + hi + "]: " + name + "=" + d);
+            }
+        }
+    }
+}

@@ -1,0 +1,12 @@
+package dev.threadpool;
+
+import java.util.concurrent.RejectedExecutionException;
+
+/** A submission was refused because the pool is shutting down or closed. */
+public class PoolShutdownException extends RejectedExecutionException {
+    private static final long serialVersionUID = 1L;
+
+    public PoolShutdownException(String message) {
+        super(message);
+    }
+}

@@ -1,0 +1,61 @@
+package dev.threadpool;
+
+import java.util.List;
+
+/**
+ * A snapshot of a pool's counters and memory accounting, from {@link ThreadPool#statsSnapshot()}.
+ *
+ * <p>Counters are read in an order that keeps {@code completed + failed <= started <= submitted} true in
+ * every snapshot, even while the pool runs; the derived values are then never negative. Memory figures are
+ * exact, byte for byte, and read consistently with each other: {@code liveBytes == totalAllocBytes -
+ * totalFreeBytes} always holds. After {@code close()} the snapshot is the final one, with
+ * {@code liveBytes == 0}.
+ *
+ * @param submitted       tasks accepted
+ * @param started         tasks that began running
+ * @param completed       tasks that returned normally
+ * @param cancelled       tasks cancelled before they started
+ * @param failed          tasks that threw
+ * @param rejected        submissions refused (pool full for a non-waiting call, or shutting down)
+ * @param queuedTasks     accepted, neither started nor cancelled: {@code submitted - started - cancelled}
+ * @param activeTasks     running now: {@code started - completed - failed}
+ * @param taskDescLive    descriptors in use (queued, running, or finished waitable tasks not yet awaited)
+ * @param totalAllocBytes every byte the pool ever allocated off-heap, alignment slack included
+ * @param totalFreeBytes  every byte it gave back
+ * @param liveBytes       {@code totalAllocBytes - totalFreeBytes}
+ * @param peakLiveBytes   the most {@code liveBytes} has ever been
+ * @param parks           times a worker parked
+ * @param wakeups         times a worker was woken on purpose
+ * @param steals          successful steals (work-stealing variants; 0 in GLOBAL_QUEUE)
+ * @param stealFailures   steal attempts that found nothing or lost a race
+ * @param inlineRuns      tasks a worker ran inline because the pool was full when it submitted them
+ * @param workers         per-worker counters
+ * @param accountingSkewDetected true when the counters broke an invariant in this snapshot and the one
+ *                        before it (e.g. descriptors live with no task outstanding), which points at a bug
+ */
+public record PoolStats(
+        long submitted,
+        long started,
+        long completed,
+        long cancelled,
+        long failed,
+        long rejected,
+        long queuedTasks,
+        long activeTasks,
+        long taskDescLive,
+        long totalAllocBytes,
+        long totalFreeBytes,
+        long liveBytes,
+        long peakLiveBytes,
+        long parks,
+        long wakeups,
+        long steals,
+        long stealFailures,
+        long inlineRuns,
+        List<WorkerStats> workers,
+        boolean accountingSkewDetected) {
+
+    public PoolStats {
+        workers = List.copyOf(workers);
+    }
+}

@@ -1,0 +1,11 @@
+package dev.threadpool;
+
+/** The scheduler behind a pool. All variants share one public API; see {@code docs/DESIGN.md}. */
+public enum SchedulerVariant {
+    /** One Vyukov MPMC ring shared by all workers: the simple, correctness-first baseline. */
+    GLOBAL_QUEUE,
+    /** Inject ring plus per-worker LIFO slot and local queue with steal-half. Not yet available. */
+    WORK_STEALING,
+    /** Work stealing plus a blocking lane, reserved workers and an overflow watchdog. Not yet available. */
+    LANE_EXTENSION
+}

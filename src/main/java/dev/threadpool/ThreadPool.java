@@ -1,0 +1,378 @@
+package dev.threadpool;
+
+import dev.threadpool.internal.memory.PoolMemory;
+import dev.threadpool.internal.scheduler.DescriptorTable;
+import dev.threadpool.internal.scheduler.PoolCore;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * A fixed-capacity thread pool whose state lives off-heap in one arena, with exact memory accounting.
+ *
+ * <pre>{@code
+ * try (ThreadPool pool = ThreadPool.create(PoolConfig.builder()
+ *         .maxThreads(4).queueCapacity(4096)
+ *         .schedulerVariant(SchedulerVariant.GLOBAL_QUEUE).build())) {
+ *     WaitGroup wg = new WaitGroup();
+ *     for (int i = 0; i < 1000; i++) pool.submit(() -> work(), wg);
+ *     wg.await();
+ * }
+ * }</pre>
+ *
+ * <h2>Contract</h2>
+ * <ul>
+ *   <li>Every accepted task runs exactly once, or is reported cancelled ({@link #cancel}, or
+ *       {@link ShutdownMode#CANCEL_PENDING}). Submissions after shutdown begins throw
+ *       {@link PoolShutdownException}.</li>
+ *   <li>A task may throw anything: the worker survives, the failure is counted and kept in
+ *       {@link #recentErrors()}, the configured {@link TaskErrorHandler} runs, and awaiting the task throws
+ *       {@link TaskFailedException}.</li>
+ *   <li>The pool is bounded by {@code queueCapacity} descriptors. {@code submit} waits while full; a task that
+ *       submits into a full pool runs the new task inline on its own worker instead (caller-runs), so
+ *       recursion can never deadlock the pool.</li>
+ *   <li>{@code shutdown} and {@code close} may not be called from one of the pool's own workers
+ *       ({@link IllegalStateException} at once). After {@code close} every call fails with a clear exception
+ *       except {@link #statsSnapshot()}, which returns the final figures ({@code liveBytes == 0}).</li>
+ *   <li>Detached submit allocates nothing per task.</li>
+ * </ul>
+ * All methods are thread-safe.
+ */
+public final class ThreadPool implements AutoCloseable {
+    private final PoolCore core;
+
+    private ThreadPool(PoolCore core) {
+        this.core = core;
+    }
+
+    /**
+     * Starts a pool: allocates its arena and starts {@code maxThreads} workers.
+     *
+     * @throws UnsupportedOperationException for a scheduler variant this version does not provide yet
+     */
+    public static ThreadPool create(PoolConfig config) {
+        Objects.requireNonNull(config, "config must not be null");
+        if (config.schedulerVariant() != SchedulerVariant.GLOBAL_QUEUE) {
+            throw new UnsupportedOperationException("schedulerVariant=" + config.schedulerVariant()
+                    + " is not available in this version; GLOBAL_QUEUE is (see docs/DESIGN.md, \"Status\")");
+        }
+        return new ThreadPool(new PoolCore(config));
+    }
+
+    /** A pool with {@link PoolConfig#defaults()}. */
+    public static ThreadPool create() {
+        return create(PoolConfig.defaults());
+    }
+
+    public PoolConfig config() {
+        return core.config();
+    }
+
+    // ---- submit --------------------------------------------------------------------------------------------
+
+    /** Submits a detached task; waits while the pool is full. */
+    public void submit(Runnable task) {
+        submit(task, SubmitOptions.DEFAULT);
+    }
+
+    /** Submits a detached task with options; waits while the pool is full. */
+    public void submit(Runnable task, SubmitOptions options) {
+        requireTask(task);
+        int flags = flags(options);
+        try {
+            core.submit(task, flags, null, true, Long.MAX_VALUE);
+        } catch (IllegalStateException e) {
+            throw submitFailure(e);
+        }
+    }
+
+    /** Submits a detached task counted by {@code group}; waits while full. The pool calls {@code group.done()}. */
+    public void submit(Runnable task, WaitGroup group) {
+        requireTask(task);
+        Objects.requireNonNull(group, "group must not be null");
+        try {
+            core.submit(task, 0, group, true, Long.MAX_VALUE);
+        } catch (IllegalStateException e) {
+            throw submitFailure(e);
+        }
+    }
+
+    /** One attempt, never waits: false when the pool is full. */
+    public boolean trySubmit(Runnable task) {
+        requireTask(task);
+        try {
+            return core.submit(task, 0, null, false, 0L);
+        } catch (IllegalStateException e) {
+            throw submitFailure(e);
+        }
+    }
+
+    /**
+     * Waits up to {@code timeout} for space; {@link Duration#ZERO} means one attempt. The deadline covers the
+     * whole call. Returns false when the pool stayed full.
+     *
+     * @throws IllegalArgumentException if {@code timeout} is negative
+     */
+    public boolean trySubmit(Runnable task, Duration timeout) {
+        requireTask(task);
+        long nanos = timeoutNanos(timeout);
+        try {
+            if (nanos == 0) {
+                return core.submit(task, 0, null, false, 0L);
+            }
+            long deadline = System.nanoTime() + nanos;
+            if (nanos == Long.MAX_VALUE || deadline == Long.MAX_VALUE) {
+                deadline = Long.MAX_VALUE - 1; // a finite wait, even if astronomically long
+            }
+            return core.submit(task, 0, null, true, deadline);
+        } catch (IllegalStateException e) {
+            throw submitFailure(e);
+        }
+    }
+
+    /**
+     * Submits {@code tasks[from..to)} as detached tasks, waiting while full, and returns how many were
+     * submitted: {@code to - from}, or fewer if shutdown began part-way (then the rest were not submitted).
+     * Every element is checked before any is submitted.
+     *
+     * @throws IndexOutOfBoundsException if the range is not within the array
+     * @throws NullPointerException naming the first null element
+     */
+    public int submitBatch(Runnable[] tasks, int from, int to) {
+        Objects.requireNonNull(tasks, "tasks must not be null");
+        Objects.checkFromToIndex(from, to, tasks.length);
+        for (int i = from; i < to; i++) {
+            if (tasks[i] == null) {
+                throw new NullPointerException("tasks[" + i + "] must not be null");
+            }
+        }
+        if (from == to) {
+            return 0;
+        }
+        try {
+            return core.submitBatch(tasks, from, to, 0);
+        } catch (IllegalStateException e) {
+            throw submitFailure(e);
+        }
+    }
+
+    /**
+     * Submits a task that can be awaited or cancelled; returns its handle ({gen, idx} packed in a long). Its
+     * descriptor stays allocated until the first {@link #await} after it ends: await every handle.
+     */
+    public long submitWaitable(Runnable task) {
+        return submitWaitable(task, SubmitOptions.DEFAULT);
+    }
+
+    /** As {@link #submitWaitable(Runnable)}, with options. */
+    public long submitWaitable(Runnable task, SubmitOptions options) {
+        requireTask(task);
+        int flags = flags(options);
+        try {
+            return core.submitWaitable(task, flags);
+        } catch (IllegalStateException e) {
+            throw submitFailure(e);
+        }
+    }
+
+    // ---- handles ---------------------------------------------------------------------------------------
+
+    /**
+     * Waits for a waitable task. Returns normally when it completed.
+     *
+     * @throws TaskFailedException     if it threw (the cause is what it threw)
+     * @throws TaskCancelledException  if it was cancelled
+     * @throws InvalidHandleException  if the handle is not this pool's, or its slot has been reused
+     */
+    public void await(long handle) throws InterruptedException {
+        try {
+            core.await(handle, Long.MAX_VALUE);
+        } catch (IllegalStateException e) {
+            throw closedFailure(e);
+        }
+    }
+
+    /** As {@link #await(long)} with a timeout; returns false if the task had not ended in time. */
+    public boolean await(long handle, Duration timeout) throws InterruptedException {
+        long nanos = timeoutNanos(timeout);
+        try {
+            return core.await(handle, nanos);
+        } catch (IllegalStateException e) {
+            throw closedFailure(e);
+        }
+    }
+
+    /** Cancels a waitable task that has not started yet; true only if this call cancelled it. */
+    public boolean cancel(long handle) {
+        try {
+            return core.cancel(handle);
+        } catch (IllegalStateException e) {
+            throw closedFailure(e);
+        }
+    }
+
+    // ---- submitters ------------------------------------------------------------------------------------
+
+    /**
+     * Registers a submitter (at most 64 live at once).
+     *
+     * @throws PoolBusyException when 64 are already registered
+     */
+    public Submitter registerSubmitter() {
+        try {
+            return new Submitter(this, core.registerSubmitter());
+        } catch (PoolBusyException e) {
+            throw e;
+        } catch (IllegalStateException e) {
+            throw submitFailure(e);
+        }
+    }
+
+    void releaseSubmitter(int slot) {
+        try {
+            core.releaseSubmitter(slot);
+        } catch (IllegalStateException e) {
+            if (!core.isClosed()) {
+                throw e;
+            }
+        }
+    }
+
+    // ---- lifecycle -------------------------------------------------------------------------------------
+
+    /**
+     * Shuts the pool down: submissions are refused from now on; {@code DRAIN} runs everything accepted,
+     * {@code CANCEL_PENDING} cancels what is still queued; then the workers stop. Returns true when every
+     * worker has stopped within {@code timeout}, false otherwise (call again, or {@link #close()}, to keep
+     * waiting). Idempotent and safe from several threads.
+     *
+     * @throws IllegalStateException if called from one of this pool's workers
+     */
+    public boolean shutdown(ShutdownMode mode, Duration timeout) throws InterruptedException {
+        Objects.requireNonNull(mode, "mode must not be null");
+        long nanos = timeoutNanos(timeout);
+        return core.shutdown(mode, nanos);
+    }
+
+    /**
+     * {@code shutdown(DRAIN)} with no deadline, join, and close the arena. Idempotent. If the calling thread is
+     * interrupted while waiting, the wait continues and the interrupt status is restored afterwards.
+     *
+     * @throws IllegalStateException if called from one of this pool's workers
+     */
+    @Override
+    public void close() {
+        boolean interrupted = false;
+        for (;;) {
+            try {
+                core.close();
+                break;
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    public boolean isShutdown() {
+        return core.isShutdown();
+    }
+
+    public boolean isTerminated() {
+        return core.isTerminated();
+    }
+
+    public boolean isClosed() {
+        return core.isClosed();
+    }
+
+    // ---- observability ---------------------------------------------------------------------------------
+
+    /** A snapshot of the counters and the memory accounting; after close, the final one. */
+    public PoolStats statsSnapshot() {
+        return core.statsSnapshot();
+    }
+
+    /** The most recent task failures (bounded by {@code recentErrorCapacity}), oldest first. */
+    public List<Throwable> recentErrors() {
+        return core.recentErrors();
+    }
+
+    /** How many times the error handler itself threw (each contained). */
+    public long errorHandlerFailures() {
+        return core.errorHandlerFailures();
+    }
+
+    /** Every live off-heap block of the pool; the accounting totals sum {@code countedBytes}. */
+    public List<MemoryBlock> memoryMap() {
+        List<MemoryBlock> out = new ArrayList<>();
+        for (PoolMemory.BlockInfo b : core.memoryMap()) {
+            out.add(new MemoryBlock(b.purpose(), b.usableBytes(), b.countedBytes(), b.releasable()));
+        }
+        return out;
+    }
+
+    /**
+     * Gives back per-worker caches (scratch buffers). Only while quiescent.
+     *
+     * @throws PoolBusyException if a task is queued or running
+     */
+    public void purgeWorkerCaches() {
+        try {
+            core.purgeWorkerCaches();
+        } catch (PoolBusyException e) {
+            throw e;
+        } catch (IllegalStateException e) {
+            throw closedFailure(e);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "ThreadPool[" + core.config() + (core.isClosed() ? ", closed" : core.isShutdown() ? ", shut down" : "")
+                + "]";
+    }
+
+    // ---- helpers ---------------------------------------------------------------------------------------
+
+    private static void requireTask(Runnable task) {
+        if (task == null) {
+            throw new NullPointerException("task must not be null");
+        }
+    }
+
+    private static int flags(SubmitOptions options) {
+        Objects.requireNonNull(options, "options must not be null");
+        return options.lane() == Lane.BLOCKING ? DescriptorTable.FLAG_LANE_BLOCKING : 0;
+    }
+
+    static long timeoutNanos(Duration timeout) {
+        Objects.requireNonNull(timeout, "timeout must not be null");
+        if (timeout.isNegative()) {
+            throw new IllegalArgumentException("timeout must be >= 0: timeout=" + timeout);
+        }
+        try {
+            return timeout.toNanos();
+        } catch (ArithmeticException tooLong) {
+            return Long.MAX_VALUE;
+        }
+    }
+
+    /** An FFM access that raced close() fails with IllegalStateException: report it as a closed pool. */
+    private RuntimeException submitFailure(IllegalStateException e) {
+        if (e instanceof PoolBusyException) {
+            return e;
+        }
+        return core.isClosed() ? new PoolShutdownException("pool is closed") : e;
+    }
+
+    private RuntimeException closedFailure(IllegalStateException e) {
+        if (e instanceof PoolBusyException) {
+            return e;
+        }
+        return core.isClosed() ? new IllegalStateException("pool is closed", e) : e;
+    }
+}

@@ -1,0 +1,64 @@
+package dev.threadpool.internal.memory;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
+
+/**
+ * Atomic access to longs and ints inside a {@link MemorySegment}, one static method per VarHandle
+ * access mode (see the package comment for the naming scheme).
+ *
+ * <p>The handles are {@code static final} and invoke-exact, so the JIT binds each call to the exact
+ * access mode with no boxing or adaptation, and a wrong argument type fails at the first call instead of
+ * silently taking a slow path. Offsets are in bytes from the start of the segment and must be naturally
+ * aligned (8 for long, 4 for int): atomic modes reject misaligned addresses.
+ */
+public final class Mem {
+    private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle().withInvokeExactBehavior();
+    private static final VarHandle INT = ValueLayout.JAVA_INT.varHandle().withInvokeExactBehavior();
+
+    private Mem() {}
+
+    // ---- long -------------------------------------------------------------------------------------
+    public static long getLongPlain(MemorySegment s, long off) { return (long) LONG.get(s, off); }
+    public static void setLongPlain(MemorySegment s, long off, long v) { LONG.set(s, off, v); }
+    public static long getLongOpaque(MemorySegment s, long off) { return (long) LONG.getOpaque(s, off); }
+    public static void setLongOpaque(MemorySegment s, long off, long v) { LONG.setOpaque(s, off, v); }
+    public static long getLongAcquire(MemorySegment s, long off) { return (long) LONG.getAcquire(s, off); }
+    public static void setLongRelease(MemorySegment s, long off, long v) { LONG.setRelease(s, off, v); }
+    public static long getLongVolatile(MemorySegment s, long off) { return (long) LONG.getVolatile(s, off); }
+    public static void setLongVolatile(MemorySegment s, long off, long v) { LONG.setVolatile(s, off, v); }
+
+    public static boolean casLong(MemorySegment s, long off, long expect, long update) {
+        return (boolean) LONG.compareAndSet(s, off, expect, update);
+    }
+
+    public static long getAndAddLong(MemorySegment s, long off, long delta) {
+        return (long) LONG.getAndAdd(s, off, delta);
+    }
+
+    public static long getAndSetLong(MemorySegment s, long off, long v) {
+        return (long) LONG.getAndSet(s, off, v);
+    }
+
+    public static long getAndOrLong(MemorySegment s, long off, long bits) {
+        return (long) LONG.getAndBitwiseOr(s, off, bits);
+    }
+
+    public static long getAndAndLong(MemorySegment s, long off, long bits) {
+        return (long) LONG.getAndBitwiseAnd(s, off, bits);
+    }
+
+    /** Single-writer increment: a plain read of the owner's own value, then a release store. */
+    public static void incrementOwnedRelease(MemorySegment s, long off) {
+        LONG.setRelease(s, off, (long) LONG.get(s, off) + 1L);
+    }
+
+    // ---- int --------------------------------------------------------------------------------------
+    public static int getIntPlain(MemorySegment s, long off) { return (int) INT.get(s, off); }
+    public static void setIntPlain(MemorySegment s, long off, int v) { INT.set(s, off, v); }
+    public static int getIntOpaque(MemorySegment s, long off) { return (int) INT.getOpaque(s, off); }
+    public static void setIntOpaque(MemorySegment s, long off, int v) { INT.setOpaque(s, off, v); }
+    public static int getIntAcquire(MemorySegment s, long off) { return (int) INT.getAcquire(s, off); }
+    public static void setIntRelease(MemorySegment s, long off, int v) { INT.setRelease(s, off, v); }
+}

@@ -1,0 +1,125 @@
+package dev.threadpool.internal.scheduler;
+
+import dev.threadpool.internal.memory.CacheLine;
+import dev.threadpool.internal.memory.Mem;
+import dev.threadpool.internal.memory.PoolMemory;
+import java.lang.foreign.MemorySegment;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * Who is asleep, and the handshake that keeps a submit from being lost by a worker that is about to park.
+ *
+ * <h2>The handshake (a Dekker pair)</h2>
+ * <pre>
+ *   worker i                                   submitter
+ *   1. IDLE_MASK |= bit(i)     (seq_cst RMW)   a. publish the entry in the queue (seq_cst CAS on tail)
+ *   2. queue empty? stopping?  (seq_cst loads) b. m = IDLE_MASK               (seq_cst load)
+ *   3. if nothing: park                        c. if m != 0: clear one bit, unpark that worker
+ * </pre>
+ * All four accesses are sequentially consistent, so in their single total order either 1 precedes b (the
+ * submitter sees the bit and wakes the worker) or a precedes 2 (the worker sees the entry and does not park).
+ * "Neither" is impossible: no submit is left with every worker asleep. A wake that arrives before the worker
+ * has actually parked is not lost either: {@link LockSupport#unpark} leaves a permit that makes the next
+ * {@code park} return at once. The jcstress test {@code ParkHandshakeTest} checks exactly this outcome.
+ *
+ * <h2>Who clears the bit</h2>
+ * A waker clears the bit it wakes with a CAS-like {@code getAndAnd} and only unparks when its own clear
+ * removed the bit, so one waker wakes one worker. A worker that returns from {@code park} clears its own
+ * bit; if it was already clear, somebody woke it on purpose (counted as a wakeup), otherwise it was a
+ * spurious return.
+ *
+ * <pre>
+ *   layout: IDLE_MASK (long) @0, one PAD line; WAKE_HINT (long) @8 rotates the first worker tried
+ * </pre>
+ */
+public final class ParkingLot {
+    static final long IDLE_MASK_OFFSET = 0;
+    static final long WAKE_HINT_OFFSET = 8;
+
+    private final MemorySegment seg;
+    private final Thread[] threads;
+    private final int workers;
+
+    public ParkingLot(PoolMemory memory, int workers) {
+        this.seg = memory.allocate("idle mask", CacheLine.PAD);
+        this.workers = workers;
+        this.threads = new Thread[workers];
+    }
+
+    /** Registers worker {@code i}'s thread before it starts (published by {@code Thread.start}). */
+    public void register(int i, Thread t) {
+        threads[i] = t;
+    }
+
+    /** Step 1: announce that worker {@code i} is about to park. */
+    public void announce(int i) {
+        // getAndOr (seq_cst): must precede the worker's re-check of the queue in the total order; pairs with
+        // the submitter's volatile load in wakeOne().
+        Mem.getAndOrLong(seg, IDLE_MASK_OFFSET, 1L << i);
+    }
+
+    /**
+     * Withdraws worker {@code i}'s announcement; returns true if the bit was still set (nobody woke it), false
+     * if a waker had already cleared it (this worker was chosen and should count a wakeup).
+     */
+    public boolean retract(int i) {
+        long bit = 1L << i;
+        return (Mem.getAndAndLong(seg, IDLE_MASK_OFFSET, ~bit) & bit) != 0;
+    }
+
+    /** Parks the calling worker until unparked (or spuriously); step 3. */
+    public void park() {
+        LockSupport.park(this);
+    }
+
+    /** Parks for at most {@code nanos}. */
+    public void parkNanos(long nanos) {
+        LockSupport.parkNanos(this, nanos);
+    }
+
+    /** True when worker {@code i} has announced and not yet been woken or retracted. */
+    public boolean isAnnounced(int i) {
+        return (Mem.getLongVolatile(seg, IDLE_MASK_OFFSET) & (1L << i)) != 0;
+    }
+
+    /** The current idle mask (a volatile load; also the submitter's step b). */
+    public long idleMask() {
+        return Mem.getLongVolatile(seg, IDLE_MASK_OFFSET);
+    }
+
+    /**
+     * Steps b and c: wakes one announced worker, starting from a rotating hint so the same worker is not
+     * always the one woken. Returns the index woken, or -1 when no worker was idle.
+     */
+    public int wakeOne() {
+        final MemorySegment s = seg;
+        // volatile load (seq_cst): pairs with announce(); the caller's queue publish precedes it.
+        long m = Mem.getLongVolatile(s, IDLE_MASK_OFFSET);
+        while (m != 0) {
+            int hint = (int) (Mem.getLongOpaque(s, WAKE_HINT_OFFSET) & 63);
+            long rotated = Long.rotateRight(m, hint);
+            int i = (Long.numberOfTrailingZeros(rotated) + hint) & 63;
+            long bit = 1L << i;
+            long prev = Mem.getAndAndLong(s, IDLE_MASK_OFFSET, ~bit);
+            if ((prev & bit) != 0) {
+                // opaque: the hint is only a heuristic; races on it are harmless.
+                Mem.setLongOpaque(s, WAKE_HINT_OFFSET, i + 1);
+                LockSupport.unpark(threads[i]);
+                return i;
+            }
+            m = prev & ~bit; // somebody else cleared it first: try the others
+        }
+        return -1;
+    }
+
+    /** Wakes every worker whether or not it announced (shutdown: each re-checks its stop condition). */
+    public void wakeAll() {
+        Mem.getAndAndLong(seg, IDLE_MASK_OFFSET, 0L);
+        for (int i = 0; i < workers; i++) {
+            Thread t = threads[i];
+            if (t != null) {
+                LockSupport.unpark(t);
+            }
+        }
+    }
+}

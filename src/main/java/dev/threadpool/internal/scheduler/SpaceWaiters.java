@@ -1,0 +1,129 @@
+package dev.threadpool.internal.scheduler;
+
+import dev.threadpool.internal.memory.CacheLine;
+import dev.threadpool.internal.memory.Mem;
+import dev.threadpool.internal.memory.PoolMemory;
+import java.lang.foreign.MemorySegment;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
+
+/**
+ * Submitters waiting for space (a free descriptor or a free ring cell), and the signal that wakes them.
+ * Allocation-free: 64 fixed waiter slots, claimed through a bitmap.
+ *
+ * <h2>Protocol</h2>
+ * <pre>
+ *   waiter                                        signaller (a worker that just freed space)
+ *   1. claim slot k in CLAIMED (CAS)              a. free the space (seq_cst CAS on freelist / ring head)
+ *   2. threads[k] = me; WAITING |= bit(k) (RMW)   b. m = WAITING (seq_cst load)
+ *   3. re-check space (seq_cst load)              c. if m != 0: unpark threads[lowest bit of m]
+ *   4. if none: parkNanos(min(remaining, cap))
+ * </pre>
+ * As in {@link ParkingLot}, either 2 precedes b (the signaller sees the waiter) or a precedes 3 (the waiter
+ * sees the space): a wake-up cannot be lost. A signal goes to one waiter; the woken waiter, once it gets its
+ * space, clears its bit, so the next signal reaches the next waiter. The park is also bounded by
+ * {@link #PARK_CAP_NANOS}, which covers the two cases the handshake does not: more than 64 simultaneous
+ * waiters (the 65th polls), and a signal spent on a waiter that then lost the race for the space.
+ *
+ * <p>Signalling costs the signaller one volatile load of a line that is written only while somebody waits.
+ */
+public final class SpaceWaiters {
+    static final long CLAIMED_OFFSET = 0;
+    static final long WAITING_OFFSET = CacheLine.PAD;
+
+    /** Upper bound of one park, so an unlucky waiter re-checks at least this often. */
+    static final long PARK_CAP_NANOS = 1_000_000L;
+
+    private final MemorySegment seg;
+    private final Thread[] threads = new Thread[64];
+
+    public SpaceWaiters(PoolMemory memory, String purpose) {
+        this.seg = memory.allocate(purpose, 2L * CacheLine.PAD);
+    }
+
+    /**
+     * Waits until {@code ready} holds, {@code abort} holds, or the deadline passes ({@code deadline} is a
+     * {@link System#nanoTime()} value; {@link Long#MAX_VALUE} means no deadline). Returns true when
+     * {@code ready} held; the caller then retries its operation (which may fail again and wait again).
+     */
+    public boolean await(BooleanSupplier ready, BooleanSupplier abort, long deadline) {
+        int k = claim();
+        try {
+            for (;;) {
+                if (ready.getAsBoolean()) {
+                    return true;
+                }
+                if (abort.getAsBoolean()) {
+                    return false;
+                }
+                long now = System.nanoTime();
+                long remaining = deadline - now;
+                if (remaining <= 0) {
+                    return false;
+                }
+                LockSupport.parkNanos(this, Math.min(remaining, PARK_CAP_NANOS));
+            }
+        } finally {
+            if (k >= 0) {
+                unclaim(k);
+            }
+        }
+    }
+
+    private int claim() {
+        final MemorySegment s = seg;
+        Thread me = Thread.currentThread();
+        for (;;) {
+            long claimed = Mem.getLongVolatile(s, CLAIMED_OFFSET);
+            long free = ~claimed;
+            if (free == 0) {
+                return -1; // all 64 slots taken: poll with the park cap
+            }
+            int k = Long.numberOfTrailingZeros(free);
+            if (Mem.casLong(s, CLAIMED_OFFSET, claimed, claimed | (1L << k))) {
+                threads[k] = me;
+                // getAndOr (seq_cst): publishes threads[k] and must precede our re-check of space (step 3)
+                // in the total order; pairs with signal()'s volatile load.
+                Mem.getAndOrLong(s, WAITING_OFFSET, 1L << k);
+                return k;
+            }
+        }
+    }
+
+    private void unclaim(int k) {
+        final MemorySegment s = seg;
+        Mem.getAndAndLong(s, WAITING_OFFSET, ~(1L << k));
+        threads[k] = null;
+        Mem.getAndAndLong(s, CLAIMED_OFFSET, ~(1L << k)); // after clearing threads[k]: slot reusable
+    }
+
+    /** Step b and c: wakes one waiter if there is one. Call after freeing space. */
+    public void signal() {
+        // volatile load (seq_cst): pairs with claim()'s getAndOr; the caller's release of space precedes it.
+        long m = Mem.getLongVolatile(seg, WAITING_OFFSET);
+        if (m != 0) {
+            Thread t = threads[Long.numberOfTrailingZeros(m)];
+            if (t != null) {
+                LockSupport.unpark(t);
+            }
+        }
+    }
+
+    /** Wakes every waiter (shutdown: each re-checks its abort condition). */
+    public void signalAll() {
+        long m = Mem.getLongVolatile(seg, WAITING_OFFSET);
+        while (m != 0) {
+            int k = Long.numberOfTrailingZeros(m);
+            Thread t = threads[k];
+            if (t != null) {
+                LockSupport.unpark(t);
+            }
+            m &= m - 1;
+        }
+    }
+
+    /** True while some thread waits. */
+    public boolean hasWaiters() {
+        return Mem.getLongVolatile(seg, WAITING_OFFSET) != 0;
+    }
+}

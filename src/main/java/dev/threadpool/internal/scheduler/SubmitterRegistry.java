@@ -1,0 +1,45 @@
+package dev.threadpool.internal.scheduler;
+
+import dev.threadpool.internal.memory.CacheLine;
+import dev.threadpool.internal.memory.Mem;
+import dev.threadpool.internal.memory.PoolMemory;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * The 64 submitter slots, claimed and released through one bitmap ({@code SUBMITTER_MASK}, its own line).
+ * A claim is a CAS that sets the lowest clear bit; a release clears it. 64 is the cap because the mask is one
+ * long, as the design's {@code submitter_free_mask}.
+ */
+final class SubmitterRegistry {
+    static final int MAX_SUBMITTERS = 64;
+    static final long MASK_OFFSET = 0;
+
+    private final MemorySegment seg;
+
+    SubmitterRegistry(PoolMemory memory) {
+        this.seg = memory.allocate("submitter mask", CacheLine.PAD);
+    }
+
+    /** Claims a slot; -1 when all 64 are taken. */
+    int claim() {
+        for (;;) {
+            long m = Mem.getLongVolatile(seg, MASK_OFFSET);
+            if (m == -1L) {
+                return -1;
+            }
+            int k = Long.numberOfTrailingZeros(~m);
+            // CAS: two registrations never get the same slot.
+            if (Mem.casLong(seg, MASK_OFFSET, m, m | (1L << k))) {
+                return k;
+            }
+        }
+    }
+
+    void release(int k) {
+        Mem.getAndAndLong(seg, MASK_OFFSET, ~(1L << k));
+    }
+
+    int live() {
+        return Long.bitCount(Mem.getLongVolatile(seg, MASK_OFFSET));
+    }
+}

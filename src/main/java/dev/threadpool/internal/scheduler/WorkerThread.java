@@ -1,0 +1,26 @@
+package dev.threadpool.internal.scheduler;
+
+/**
+ * A pool worker. Being a subclass lets the submit path recognise "called from one of my workers" with one
+ * type check and one field compare, with no thread-local lookup.
+ */
+public final class WorkerThread extends Thread {
+    final PoolCore core;
+    final int index;
+
+    WorkerThread(PoolCore core, int index, String name, boolean daemon) {
+        super(name);
+        this.core = core;
+        this.index = index;
+        setDaemon(daemon);
+    }
+
+    public int index() {
+        return index;
+    }
+
+    @Override
+    public void run() {
+        core.workerMain(this);
+    }
+}

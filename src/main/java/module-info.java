@@ -1,0 +1,9 @@
+/**
+ * thread-pool: a fixed-capacity thread pool whose state lives off-heap in one FFM arena.
+ *
+ * <p>Launch with {@code --enable-native-access=dev.threadpool} (module path) or
+ * {@code --enable-native-access=ALL-UNNAMED} (class path); see the README.
+ */
+module dev.threadpool {
+    exports dev.threadpool;
+}
