@@ -29,6 +29,7 @@ import java.util.List;
  * @param steals          successful steals (work-stealing variants; 0 in GLOBAL_QUEUE)
  * @param stealFailures   steal attempts that found nothing or lost a race
  * @param inlineRuns      tasks a worker ran inline because the pool was full when it submitted them
+ * @param parkedWorkers   workers parked (or about to park) at the moment of the snapshot
  * @param workers         per-worker counters
  * @param accountingSkewDetected true when the counters broke an invariant in this snapshot and the one
  *                        before it (e.g. descriptors live with no task outstanding), which points at a bug
@@ -52,6 +53,7 @@ public record PoolStats(
         long steals,
         long stealFailures,
         long inlineRuns,
+        int parkedWorkers,
         List<WorkerStats> workers,
         boolean accountingSkewDetected) {
 

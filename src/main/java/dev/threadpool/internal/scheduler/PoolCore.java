@@ -81,6 +81,8 @@ public final class PoolCore {
     private static final int PARK_SPINS = 64;
     /** Tasks accepted with one CAS and pushed with one ring claim by {@link #submitBatch}. */
     private static final int BATCH_CHUNK = 64;
+    /** How long a helping awaiter blocks before it looks for queued work again. */
+    private static final long HELP_POLL_NANOS = 100_000L;
     /** Upper bound of one park of the shutdown waiter between two quiescence checks. */
     private static final long SHUTDOWN_POLL_NANOS = 1_000_000L;
 
@@ -592,12 +594,15 @@ public final class PoolCore {
      * Waits for the task of {@code handle} for at most {@code nanos} ({@link Long#MAX_VALUE}: no limit).
      * Returns true when it completed, false on timeout; throws for failure, cancellation or a stale handle.
      * The first await of a finished task releases its descriptor (exactly once among concurrent awaiters).
+     * Called from a worker of this pool, it runs queued tasks while it waits (helping), so awaiting a child
+     * task cannot deadlock the pool.
      */
     public boolean await(long handle, long nanos) throws InterruptedException {
         ensureNotClosed();
         final int idx = checkHandle(handle);
         final int gen = QueueEntry.gen(handle);
         final long deadline = nanos == Long.MAX_VALUE ? Long.MAX_VALUE : System.nanoTime() + nanos;
+        final WorkerThread self = currentWorker();
         for (;;) {
             long c = table.ctlVolatile(idx);
             if (DescriptorTable.gen(c) != gen) {
@@ -635,7 +640,17 @@ public final class PoolCore {
                     if (remaining <= 0) {
                         return false;
                     }
-                    if (!signalFor(idx).await(gen, remaining)) {
+                    if (self != null) {
+                        // A worker that blocked here could starve the very task it waits for (think of a
+                        // one-worker pool): help by running queued work, and block only briefly between
+                        // looks, since the awaited task may be running on another worker.
+                        long e = inject.tryPop();
+                        if (e != QueueEntry.EMPTY) {
+                            runEntry(self, e);
+                            continue;
+                        }
+                        signalFor(idx).await(gen, Math.min(remaining, HELP_POLL_NANOS));
+                    } else if (!signalFor(idx).await(gen, remaining)) {
                         return false;
                     }
                     ensureNotClosed();
@@ -818,7 +833,7 @@ public final class PoolCore {
             finalStats = new PoolStats(last.submitted(), last.started(), last.completed(), last.cancelled(),
                     last.failed(), last.rejected(), last.queuedTasks(), last.activeTasks(), last.taskDescLive(),
                     t[0], t[1], t[0] - t[1], t[2], last.parks(), last.wakeups(), last.steals(),
-                    last.stealFailures(), last.inlineRuns(), last.workers(), last.accountingSkewDetected());
+                    last.stealFailures(), last.inlineRuns(), 0, last.workers(), last.accountingSkewDetected());
         }
     }
 
@@ -916,8 +931,8 @@ public final class PoolCore {
             prevFinished = finished;
         }
         return new PoolStats(submitted, sumStarted, sumCompleted, cancelled, sumFailed, rejected, queued, active,
-                descLive, mem[0], mem[1], mem[0] - mem[1], mem[2], sumParks, sumWakeups, 0L, 0L, sumInline, per,
-                skew);
+                descLive, mem[0], mem[1], mem[0] - mem[1], mem[2], sumParks, sumWakeups, 0L, 0L, sumInline,
+                Long.bitCount(idle), per, skew);
     }
 
     /** Recent task failures, oldest first, bounded by {@code recentErrorCapacity}. */

@@ -1,0 +1,124 @@
+package dev.threadpool.jcstress;
+
+import dev.threadpool.internal.memory.PoolMemory;
+import dev.threadpool.internal.scheduler.DescriptorTable;
+import org.openjdk.jcstress.annotations.Actor;
+import org.openjdk.jcstress.annotations.Arbiter;
+import org.openjdk.jcstress.annotations.Description;
+import org.openjdk.jcstress.annotations.Expect;
+import org.openjdk.jcstress.annotations.JCStressTest;
+import org.openjdk.jcstress.annotations.Outcome;
+import org.openjdk.jcstress.annotations.State;
+import org.openjdk.jcstress.infra.results.III_Result;
+import org.openjdk.jcstress.infra.results.II_Result;
+import org.openjdk.jcstress.infra.results.ZZ_Result;
+
+/** Races of the descriptor table: the freelist, exactly-once dispatch, cancel, and the release of waitables. */
+public final class DescriptorTableTest {
+    private DescriptorTableTest() {}
+
+    static DescriptorTable table(int capacity) {
+        return new DescriptorTable(PoolMemory.createGcManaged(), capacity);
+    }
+
+    @JCStressTest
+    @Description("Two threads acquire from a freelist holding one slot: exactly one gets it.")
+    @Outcome(id = {"1, -1", "-1, 1"}, expect = Expect.ACCEPTABLE, desc = "one pop's CAS won the last slot")
+    @Outcome(id = "1, 1", expect = Expect.FORBIDDEN, desc = "the slot was handed out twice")
+    @Outcome(id = "-1, -1", expect = Expect.FORBIDDEN, desc = "a free slot was lost")
+    @State
+    public static class LastSlotTwoAcquirers {
+        final DescriptorTable t = table(2);
+
+        { t.acquire(); } // slot 0 taken: slot 1 is the last free one
+
+        @Actor public void a(II_Result r) { r.r1 = t.acquire(); }
+        @Actor public void b(II_Result r) { r.r2 = t.acquire(); }
+    }
+
+    @JCStressTest
+    @Description("ABA: one thread acquires and gives back two slots while another acquires once; the tagged"
+            + " head keeps the freelist intact. The arbiter then drains it: the three outcomes say which slot"
+            + " the racer got and how many remained free (of 3).")
+    @Outcome(id = {"0, 2, 0", "1, 2, 0", "2, 2, 0"}, expect = Expect.ACCEPTABLE,
+            desc = "the racer got one slot; exactly the other two were left free, none twice")
+    @Outcome(expect = Expect.FORBIDDEN, desc = "a slot lost or duplicated: ABA broke the stack")
+    @State
+    public static class AbaPopPushPop {
+        final DescriptorTable t = table(3);
+        int racer = -2;
+
+        @Actor public void churn() {
+            int a = t.acquire();
+            int b = t.acquire();
+            t.unreserve(a); // pushes a back on top: the classic A-B-A under the racer's pop
+            t.unreserve(b);
+        }
+
+        @Actor public void racer() { racer = t.acquire(); }
+
+        @Arbiter public void drain(III_Result r) {
+            r.r1 = racer;
+            int free = 0;
+            int dupOrGarbage = 0;
+            boolean[] seen = new boolean[3];
+            for (int i; (i = t.acquire()) >= 0; ) {
+                if (i == racer || seen[i]) dupOrGarbage++;
+                seen[i] = true;
+                free++;
+            }
+            r.r2 = free;
+            r.r3 = dupOrGarbage + (racer < 0 ? 10 : 0);
+        }
+    }
+
+    @JCStressTest
+    @Description("A worker's start CAS races cancel() on a queued waitable task: exactly one wins.")
+    @Outcome(id = {"true, false", "false, true"}, expect = Expect.ACCEPTABLE,
+            desc = "start won (task runs) or cancel won (task never runs)")
+    @Outcome(id = "true, true", expect = Expect.FORBIDDEN, desc = "cancelled and run")
+    @Outcome(id = "false, false", expect = Expect.FORBIDDEN, desc = "neither: the task would hang")
+    @State
+    public static class StartVsCancel {
+        final DescriptorTable t = table(2);
+        final int idx = t.acquire();
+        final int gen = t.publish(idx, true);
+
+        @Actor public void worker(ZZ_Result r) { r.r1 = t.tryStart(idx, gen, 0); }
+        @Actor public void canceller(ZZ_Result r) { r.r2 = t.tryCancel(idx, gen, true); }
+    }
+
+    @JCStressTest
+    @Description("Two workers pop the same entry (a duplicate in a queue): exactly one runs it.")
+    @Outcome(id = {"true, false", "false, true"}, expect = Expect.ACCEPTABLE, desc = "one start CAS won")
+    @Outcome(expect = Expect.FORBIDDEN, desc = "run twice or not at all")
+    @State
+    public static class DoubleDispatch {
+        final DescriptorTable t = table(2);
+        final int idx = t.acquire();
+        final int gen = t.publish(idx, false);
+
+        @Actor public void w1(ZZ_Result r) { r.r1 = t.tryStart(idx, gen, 0); }
+        @Actor public void w2(ZZ_Result r) { r.r2 = t.tryStart(idx, gen, 1); }
+    }
+
+    @JCStressTest
+    @Description("Two awaiters of one finished waitable task race to release its slot: exactly one does.")
+    @Outcome(id = {"true, false", "false, true"}, expect = Expect.ACCEPTABLE, desc = "one release CAS won")
+    @Outcome(id = "true, true", expect = Expect.FORBIDDEN, desc = "released twice: the freelist would corrupt")
+    @Outcome(id = "false, false", expect = Expect.FORBIDDEN, desc = "never released: a slot leak")
+    @State
+    public static class TwoAwaitersRelease {
+        final DescriptorTable t = table(2);
+        final int idx = t.acquire();
+        final int gen = t.publish(idx, true);
+
+        {
+            t.tryStart(idx, gen, 0);
+            t.finish(idx, false);
+        }
+
+        @Actor public void a1(ZZ_Result r) { r.r1 = t.tryReleaseWaitable(idx, gen) != 0; }
+        @Actor public void a2(ZZ_Result r) { r.r2 = t.tryReleaseWaitable(idx, gen) != 0; }
+    }
+}

@@ -1,0 +1,83 @@
+package dev.threadpool;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.function.UnaryOperator;
+import org.junit.jupiter.api.Test;
+
+class PoolConfigTest {
+
+    private static void rejects(String fragment, UnaryOperator<PoolConfig.Builder> change) {
+        RuntimeException e = assertThrows(RuntimeException.class, () -> change.apply(PoolConfig.builder()).build());
+        assertTrue(e instanceof IllegalArgumentException || e instanceof NullPointerException, e.toString());
+        assertTrue(e.getMessage().contains(fragment), () -> "expected '" + fragment + "' in: " + e.getMessage());
+    }
+
+    @Test
+    void threadCountsOutside1To64AreRejectedWithTheRange() {
+        rejects("maxThreads must be in [1, 64]: maxThreads=0", b -> b.maxThreads(0));
+        rejects("maxThreads must be in [1, 64]: maxThreads=65", b -> b.maxThreads(65));
+        assertEquals(64, PoolConfig.builder().maxThreads(64).maxOverflowWorkers(0).build().maxThreads());
+    }
+
+    @Test
+    void capacitiesMustBePowersOfTwoInRange() {
+        rejects("queueCapacity must be a power of two in [2, 16777216]: queueCapacity=3", b -> b.queueCapacity(3));
+        rejects("queueCapacity must be a power of two in [2, 16777216]: queueCapacity=1", b -> b.queueCapacity(1));
+        rejects("queueCapacity=33554432", b -> b.queueCapacity(1 << 25));
+        rejects("queueCapacity=-4", b -> b.queueCapacity(-4));
+        rejects("localQueueCapacity must be a power of two in [2, 65536]: localQueueCapacity=131072",
+                b -> b.localQueueCapacity(1 << 17));
+        rejects("localQueueCapacity=100", b -> b.localQueueCapacity(100));
+    }
+
+    @Test
+    void otherFieldsAreValidated() {
+        rejects("schedulerVariant must not be null", b -> b.schedulerVariant(null));
+        rejects("idleStrategy must not be null", b -> b.idleStrategy(null));
+        rejects("timestampMode must not be null", b -> b.timestampMode(null));
+        rejects("queueKind must not be null", b -> b.queueKind(null));
+        rejects("wakeCoalesceBatch must be in [1, 4096]", b -> b.wakeCoalesceBatch(0));
+        rejects("injectBatchSize must be in [1, 1024]", b -> b.injectBatchSize(2000));
+        rejects("stealBatchSize must be in [1, 1024]", b -> b.stealBatchSize(0));
+        rejects("recentErrorCapacity must be in [0, 1024]", b -> b.recentErrorCapacity(-1));
+        rejects("spinBeforePark must be in", b -> b.spinBeforePark(Duration.ofSeconds(2)));
+        rejects("watchdogInterval must be in", b -> b.watchdogInterval(Duration.ZERO));
+        rejects("blockingPromotionTimeout must not be null", b -> b.blockingPromotionTimeout(null));
+        rejects("workerScratchCapBytes must be in [0, 1073741824]", b -> b.workerScratchCapBytes(-1));
+        rejects("maxOverflowWorkers must be in [0, 56]", b -> b.maxThreads(8).maxOverflowWorkers(57));
+        rejects("threadNamePrefix must not be null", b -> b.threadNamePrefix(null));
+    }
+
+    @Test
+    void laneExtensionNeedsABlockingAndADefaultWorker() {
+        rejects("LANE_EXTENSION needs maxThreads >= 2",
+                b -> b.schedulerVariant(SchedulerVariant.LANE_EXTENSION).maxThreads(1));
+        rejects("blockingWorkers must be in [1, 3]: blockingWorkers=4",
+                b -> b.schedulerVariant(SchedulerVariant.LANE_EXTENSION).maxThreads(4).blockingWorkers(4));
+    }
+
+    @Test
+    void defaultsAreValid() {
+        PoolConfig c = PoolConfig.defaults();
+        assertEquals(4096, c.queueCapacity());
+        assertEquals(SchedulerVariant.GLOBAL_QUEUE, c.schedulerVariant());
+        assertEquals(IdleStrategy.PARK, c.idleStrategy());
+        assertEquals(TimestampMode.DISABLED, c.timestampMode());
+        assertEquals(32, c.wakeCoalesceBatch());
+    }
+
+    @Test
+    void variantsNotYetAvailableAreRefusedClearly() {
+        for (SchedulerVariant v : new SchedulerVariant[] {SchedulerVariant.WORK_STEALING,
+                SchedulerVariant.LANE_EXTENSION}) {
+            UnsupportedOperationException e = assertThrows(UnsupportedOperationException.class,
+                    () -> ThreadPool.create(PoolConfig.builder().schedulerVariant(v).maxThreads(2).build()));
+            assertTrue(e.getMessage().contains(v.name()), e.getMessage());
+        }
+        assertThrows(NullPointerException.class, () -> ThreadPool.create(null));
+    }
+}

@@ -1,0 +1,68 @@
+package dev.threadpool;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.time.Duration;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
+
+/** Bounded waits and the accounting audit shared by the pool tests. */
+public final class TestSupport {
+    /** Generous: a bug fails the test after this long instead of hanging CI. */
+    public static final Duration WAIT = Duration.ofSeconds(30);
+
+    private TestSupport() {}
+
+    /** Polls {@code condition} until it holds or {@link #WAIT} passes (then fails with {@code what}). */
+    public static void eventually(String what, BooleanSupplier condition) {
+        eventually(what, condition, () -> "");
+    }
+
+    public static void eventually(String what, BooleanSupplier condition, Supplier<String> detail) {
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        long park = 10_000L;
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() - deadline > 0) {
+                fail("timed out after " + WAIT + " waiting for: " + what + " " + detail.get());
+            }
+            LockSupport.parkNanos(park);
+            park = Math.min(park * 2, 5_000_000L);
+        }
+    }
+
+    /** Waits until nothing is queued or running and every detached descriptor is back. */
+    public static PoolStats awaitQuiescent(ThreadPool pool) {
+        PoolStats[] last = new PoolStats[1];
+        eventually("quiescent pool", () -> {
+            PoolStats s = pool.statsSnapshot();
+            last[0] = s;
+            return s.queuedTasks() == 0 && s.activeTasks() == 0 && s.taskDescLive() == 0;
+        }, () -> String.valueOf(last[0]));
+        return last[0];
+    }
+
+    /** The memory-accounting invariants every snapshot must satisfy. */
+    public static void assertAccounting(PoolStats s) {
+        assertEquals(s.totalAllocBytes() - s.totalFreeBytes(), s.liveBytes(), "liveBytes = alloc - free: " + s);
+        assertTrue(s.peakLiveBytes() >= s.liveBytes(), "peakLiveBytes >= liveBytes: " + s);
+        assertTrue(s.completed() + s.failed() <= s.started(), "finished <= started: " + s);
+        assertTrue(s.started() + s.cancelled() <= s.submitted(), "started + cancelled <= submitted: " + s);
+        assertTrue(s.taskDescLive() >= 0, "taskDescLive >= 0: " + s);
+        assertFalse(s.accountingSkewDetected(), "no accounting skew: " + s);
+    }
+
+    /** After close: nothing live, everything freed, every accepted task accounted for. */
+    public static void assertClosedClean(ThreadPool pool) {
+        PoolStats s = pool.statsSnapshot();
+        assertAccounting(s);
+        assertEquals(0, s.liveBytes(), "liveBytes after close: " + s);
+        assertEquals(s.totalAllocBytes(), s.totalFreeBytes(), "alloc == free after close: " + s);
+        assertEquals(0, s.taskDescLive(), "taskDescLive after close: " + s);
+        assertEquals(s.submitted(), s.completed() + s.failed() + s.cancelled(), "every task ended: " + s);
+        assertTrue(s.totalAllocBytes() > 0, "the pool allocated something: " + s);
+    }
+}
