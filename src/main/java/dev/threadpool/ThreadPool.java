@@ -277,6 +277,14 @@ public final class ThreadPool implements AutoCloseable {
         }
     }
 
+    /**
+     * The index (0-based) of the calling thread among this pool's workers, or -1 if it is not one of them.
+     * Handy for per-worker accumulators that need no synchronisation.
+     */
+    public int currentWorkerIndex() {
+        return core.currentWorkerIndex();
+    }
+
     public boolean isShutdown() {
         return core.isShutdown();
     }

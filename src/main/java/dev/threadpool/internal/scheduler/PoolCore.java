@@ -184,6 +184,11 @@ public final class PoolCore {
         return Thread.currentThread() instanceof WorkerThread w && w.core == this ? w : null;
     }
 
+    public int currentWorkerIndex() {
+        WorkerThread w = currentWorker();
+        return w == null ? -1 : w.index;
+    }
+
     private void checkAccepting() {
         if (lifecycle != RUNNING) {
             throw shutdownRejection();
