@@ -47,7 +47,7 @@ public final class SpaceWaiters {
      * {@code ready} held; the caller then retries its operation (which may fail again and wait again).
      */
     public boolean await(BooleanSupplier ready, BooleanSupplier abort, long deadline) {
-        int k = claim();
+        int k = register();
         try {
             for (;;) {
                 if (ready.getAsBoolean()) {
@@ -65,12 +65,16 @@ public final class SpaceWaiters {
             }
         } finally {
             if (k >= 0) {
-                unclaim(k);
+                deregister(k);
             }
         }
     }
 
-    private int claim() {
+    /**
+     * Steps 1 and 2: takes a waiter slot for the calling thread and announces it; -1 when all 64 are taken.
+     * Public for the jcstress handshake test; {@link #await} is the API.
+     */
+    public int register() {
         final MemorySegment s = seg;
         Thread me = Thread.currentThread();
         for (;;) {
@@ -90,7 +94,8 @@ public final class SpaceWaiters {
         }
     }
 
-    private void unclaim(int k) {
+    /** Gives slot {@code k} back (after {@link #register}). */
+    public void deregister(int k) {
         final MemorySegment s = seg;
         Mem.getAndAndLong(s, WAITING_OFFSET, ~(1L << k));
         threads[k] = null;
