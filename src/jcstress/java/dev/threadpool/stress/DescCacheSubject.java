@@ -7,11 +7,13 @@ import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * DescCache + batch freelist: {@code threads} owners, each with its own cache, share a 64-slot descriptor
- * table (so 32-slot refills overcommit it and the freelist is often empty). Each owner holds up to 8 slots,
- * acquiring mostly through its cache and one time in sixteen through the single-slot {@code acquire()},
- * releasing through the cache (or {@code unreserve()} for the single-slot ones) and draining its cache
- * every 4096 rounds. An item is one acquisition (a ticket 1..N).
+ * DescCache + batch freelist: {@code threads} owners, each with its own cache, share a 128-slot descriptor
+ * table (so 32-slot refills overcommit it and the freelist is often empty). Each owner moves the number of
+ * slots it holds towards a target that changes every 64 rounds (0..40, more than a cache holds, so refills
+ * and spills both happen), acquiring mostly through its cache and one time in eight through the single-slot
+ * {@code acquire()}, releasing through the cache (or {@code unreserve()} for the single-slot ones) and
+ * draining its cache every 1024 rounds. An owner that finds nothing gives back half of what it holds. An
+ * item is one acquisition (a ticket 1..N).
  *
  * <p>Checked on every acquisition: the slot is not held by another owner (CAS in an owner map), it is
  * RESERVED, and its generation moved past the one seen at its previous acquisition. A violation counts as
@@ -19,8 +21,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * every slot exactly once.
  */
 final class DescCacheSubject implements StressSubject {
-    private static final int CAPACITY = 64;
-    private static final int HOLD = 8;
+    private static final int CAPACITY = 128;
+    private static final int HOLD = 40;
 
     @Override
     public String name() {
@@ -40,6 +42,7 @@ final class DescCacheSubject implements StressSubject {
             long[] cachePops = new long[owners];
             long[] singles = new long[owners];
             long[] refills = new long[owners];
+            long[] spills = new long[owners];
             Thread[] ts = new Thread[owners];
             for (int k = 0; k < owners; k++) {
                 final int me = k;
@@ -48,10 +51,16 @@ final class DescCacheSubject implements StressSubject {
                     int[] held = new int[HOLD];
                     boolean[] single = new boolean[HOLD];
                     int n = 0;
+                    int target = 1;
                     for (long round = 0; ticket.get() <= items; round++) {
-                        boolean acquire = n < HOLD && (round % 3 != 2 || n == 0);
-                        if (acquire) {
-                            boolean viaSingle = round % 16 == 5;
+                        if ((round & 63) == 0) {
+                            target = (int) ((round * 0x9E3779B97F4A7C15L + me) >>> 58) % (HOLD + 1); // 0..HOLD
+                        }
+                        if ((round & 1023) == 1023) {
+                            cache.drainAll();
+                        }
+                        if (n < target) {
+                            boolean viaSingle = (round & 7) == 5;
                             boolean wasEmpty = cache.count() == 0;
                             int idx = viaSingle ? table.acquire() : cache.pop();
                             if (idx >= 0) {
@@ -76,23 +85,21 @@ final class DescCacheSubject implements StressSubject {
                                 }
                                 continue;
                             }
+                            // starved (the other owners hold or cache the rest): give back and move on
+                            target = n / 2;
                             if (n == 0) {
-                                cache.drainAll(); // starved: make sure we are not the ones hoarding
+                                cache.drainAll();
                                 Thread.onSpinWait();
-                                continue;
                             }
                         }
-                        if (n > 0) {
+                        if (n > target) {
                             n--;
-                            release(table, cache, owner, me, held[n], single[n], seen);
-                        }
-                        if ((round & 4095) == 4095) {
-                            cache.drainAll();
+                            spills[me] += release(table, cache, owner, me, held[n], single[n], seen);
                         }
                     }
                     while (n > 0) {
                         n--;
-                        release(table, cache, owner, me, held[n], single[n], seen);
+                        spills[me] += release(table, cache, owner, me, held[n], single[n], seen);
                     }
                     cache.drainAll();
                 }, "cache-owner-" + k);
@@ -113,27 +120,31 @@ final class DescCacheSubject implements StressSubject {
                 throw new IllegalStateException("accounting broken after drainAll: countFree=" + free
                         + " onFreelist=" + onList + " capacity=" + CAPACITY);
             }
-            long cp = 0, sg = 0, rf = 0;
+            long cp = 0, sg = 0, rf = 0, sp = 0;
             for (int k = 0; k < owners; k++) {
                 cp += cachePops[k];
                 sg += singles[k];
                 rf += refills[k];
+                sp += spills[k];
             }
-            return "owners " + owners + "  cache pops " + cp + "  refills " + rf + "  single acquires " + sg
+            return "owners " + owners + "  cache pops " + cp + "  refills " + rf + "  spills " + sp + "  single acquires " + sg
                     + "  countFree " + free + "/" + CAPACITY;
         }
     }
 
-    private static void release(DescriptorTable table, DescCache cache, AtomicIntegerArray owner, int me, int idx,
+    /** Releases one held slot; returns 1 if the push spilled half the cache to the freelist. */
+    private static int release(DescriptorTable table, DescCache cache, AtomicIntegerArray owner, int me, int idx,
             boolean single, Seen seen) {
         if (!owner.compareAndSet(idx, me, -1)) {
             seen.hit(-1);
         }
         if (single) {
             table.unreserve(idx);
-        } else {
-            table.freeReserved(idx);
-            cache.push(idx);
+            return 0;
         }
+        int spill = cache.count() == DescCache.Layout.CAPACITY ? 1 : 0;
+        table.freeReserved(idx);
+        cache.push(idx);
+        return spill;
     }
 }

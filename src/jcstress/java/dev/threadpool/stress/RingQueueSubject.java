@@ -6,8 +6,8 @@ import dev.threadpool.internal.queue.RingQueue;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * RingQueue (SPMC): one owner pushes 1..N into a 64-cell queue, popping one whenever it is full and every
- * 7th push; {@code threads - 1} thieves alternate steal and stealHalf (batch 1..8) into their own 16-cell
+ * RingQueue (SPMC): one owner pushes 1..N into a 64-cell queue, popping one every 7th push and when it stays
+ * full after a few yields; {@code threads - 1} thieves alternate steal and stealHalf (batch 1..8) into their own 16-cell
  * queues and drain those with owner pops. One time in eight a thief robs another thief's queue instead of
  * the owner's, so the speculative copy into a dst that is itself being stolen from is exercised too.
  */
@@ -28,6 +28,7 @@ final class RingQueueSubject implements StressSubject {
             }
             AtomicLong consumed = new AtomicLong();
             long[] ownerPops = new long[1];
+            long[] refused = new long[1];
             long[] steals = new long[thieves];
             long[] halfClaims = new long[thieves];
             long[] halfEntries = new long[thieves];
@@ -35,7 +36,12 @@ final class RingQueueSubject implements StressSubject {
             ts[0] = new Thread(() -> {
                 long pops = 0;
                 for (int v = 1; v <= items; v++) {
-                    while (!victim.tryPush(v)) {
+                    for (int full = 0; !victim.tryPush(v); full++) {
+                        refused[0]++;
+                        if ((full & 1) == 0) {
+                            Thread.yield(); // full: give the thieves (fewer cores than threads) a chance first
+                            continue;
+                        }
                         long e = victim.pop();
                         if (e != QueueEntry.EMPTY) {
                             seen.hit(e);
@@ -87,8 +93,11 @@ final class RingQueueSubject implements StressSubject {
                         if (e != QueueEntry.EMPTY) {
                             seen.hit(e);
                             consumed.incrementAndGet();
-                        } else {
-                            Thread.onSpinWait();
+                        }
+                        if (e == QueueEntry.EMPTY || (round & 15) == 0) {
+                            // empty, or now and then anyway: let the owner (fewer cores than threads) push,
+                            // so the victim also spends time full, where pushes race the copies
+                            Thread.yield();
                         }
                         for (long w; (w = dst.pop()) != QueueEntry.EMPTY; ) {
                             seen.hit(w);
@@ -105,8 +114,8 @@ final class RingQueueSubject implements StressSubject {
                 hc += halfClaims[k];
                 he += halfEntries[k];
             }
-            return String.format("thieves %d  owner pops %d  steals %d  stealHalf claims %d (%.2f/claim)",
-                    thieves, ownerPops[0], st, hc, hc == 0 ? 0.0 : (double) he / hc);
+            return String.format("thieves %d  owner pops %d  pushes refused (full) %d  steals %d  stealHalf claims %d"
+                    + " (%.2f/claim)", thieves, ownerPops[0], refused[0], st, hc, hc == 0 ? 0.0 : (double) he / hc);
         }
     }
 }
