@@ -18,6 +18,8 @@ public final class CountingStress {
     static {
         register(new BoundedRingSubject());
         register(new PoolSubject());
+        register(new RingQueueSubject());
+        register(new DescCacheSubject());
     }
 
     static void register(StressSubject s) {

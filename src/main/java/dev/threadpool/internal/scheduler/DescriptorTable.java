@@ -336,4 +336,117 @@ public final class DescriptorTable {
         }
         return n;
     }
+
+    // ==== batch freelist for DescCache ====================================================================
+    //
+    // Added for DescCache (see its class comment for the design and the alternatives rejected). Nothing
+    // above changes: acquire()/push() and these methods share the one tagged Treiber head, every successful
+    // change of it (single or batch) increments the tag by one, and a slot on the freelist is always FREE.
+    // A slot held in a DescCache is FREE too, but off the freelist: countFree() counts it, hasFree() does not.
+
+    /**
+     * Pops up to {@code max} free slots with one CAS on the freelist head and writes their indices as ints
+     * to {@code dst} at {@code dstOffset}, {@code dstOffset + 4}, ... in pop order (the same order
+     * {@code max} calls of {@link #acquire()} would return them). Returns how many (0 when the freelist is
+     * empty). Unlike {@link #acquire()}, the slots stay FREE: the caller owns them and moves each to
+     * RESERVED with {@link #reserve} when it uses it.
+     *
+     * <p>Walk-then-CAS: from the observed top, follow {@code NEXT_FREE} for up to {@code max} links (O(max)
+     * loads), then swing the head past them, tag + 1. If anything pushed or popped meanwhile the tag moved
+     * and the CAS fails, so a walk through links that changed under it is never kept. After a failed CAS the
+     * walk is halved (down to 1), so a batch under contention degrades to {@link #acquire()}'s window
+     * instead of starving behind single pops.
+     */
+    public int acquireBatch(MemorySegment dst, long dstOffset, int max) {
+        if (max < 1) {
+            throw new IllegalArgumentException("max must be >= 1: max=" + max);
+        }
+        final MemorySegment h = header;
+        final MemorySegment t = table;
+        int want = max;
+        for (;;) {
+            // acquire: pairs with the release CAS of every push()/releaseBatch() before it (a chain of RMWs
+            // on the head), so the NEXT_FREE links of the whole chain below the top are visible.
+            long top = Mem.getLongAcquire(h, Layout.FREE_HEAD_OFFSET);
+            int cur = (int) top;
+            if (cur == NONE) {
+                return 0;
+            }
+            int n = 0;
+            while (n < want && cur != NONE) {
+                Mem.setIntPlain(dst, dstOffset + 4L * n, cur); // caller-owned buffer
+                n++;
+                // opaque, as in acquire(): stale if the slot was popped meanwhile; the tag fails our CAS then.
+                cur = Mem.getIntOpaque(t, base(cur) + Layout.NEXT_FREE_OFFSET);
+            }
+            // CAS: the single claim of all n slots; fails iff any push or pop changed the head (tag).
+            if (Mem.casLong(h, Layout.FREE_HEAD_OFFSET, top, head((int) (top >>> 32) + 1, cur))) {
+                return n;
+            }
+            want = Math.max(1, want >>> 1);
+        }
+    }
+
+    /**
+     * Pushes {@code n} FREE slots owned by the caller, read as ints from {@code src} at {@code srcOffset},
+     * {@code srcOffset + 4}, ..., with one CAS: the result is the same as {@code push(src[0])}, ...,
+     * {@code push(src[n - 1])} (so {@code src[n - 1]} ends on top). The links between the batch are written
+     * once, O(n); only the bottom link to the old top is rewritten on a CAS retry.
+     */
+    public void releaseBatch(MemorySegment src, long srcOffset, int n) {
+        if (n < 0) {
+            throw new IllegalArgumentException("n must be >= 0: n=" + n);
+        }
+        if (n == 0) {
+            return;
+        }
+        final MemorySegment h = header;
+        final MemorySegment t = table;
+        int below = Mem.getIntPlain(src, srcOffset);
+        final int bottom = below;
+        for (int i = 1; i < n; i++) {
+            int idx = Mem.getIntPlain(src, srcOffset + 4L * i);
+            Mem.setIntOpaque(t, base(idx) + Layout.NEXT_FREE_OFFSET, below); // published by the CAS below
+            below = idx;
+        }
+        final int top = below;
+        for (;;) {
+            long old = Mem.getLongAcquire(h, Layout.FREE_HEAD_OFFSET);
+            Mem.setIntOpaque(t, base(bottom) + Layout.NEXT_FREE_OFFSET, (int) old);
+            // CAS (volatile, so also a release): publishes every link written above and the slots' FREE
+            // state to the next acquire()/acquireBatch(), which read them after their acquire of the head.
+            if (Mem.casLong(h, Layout.FREE_HEAD_OFFSET, old, head((int) (old >>> 32) + 1, top))) {
+                return;
+            }
+        }
+    }
+
+    /**
+     * FREE -> {@code (gen + 1, RESERVED)} for a slot the caller owns off the freelist (from
+     * {@link #acquireBatch}, i.e. a DescCache): exactly the transition {@link #acquire()} makes after its CAS.
+     *
+     * @throws IllegalStateException if the slot is not FREE (it was handed out twice)
+     */
+    public void reserve(int idx) {
+        long d = base(idx) + Layout.CTL_OFFSET;
+        // plain: the last writer of CTL handed the slot to us through a release (the freelist CAS, or our
+        // own free), so its value is visible.
+        long old = Mem.getLongPlain(table, d);
+        if (state(old) != FREE) {
+            throw new IllegalStateException("slot must be FREE to reserve: idx=" + idx + ", state=" + state(old));
+        }
+        // volatile: as in acquire(), a late await on the old generation must see the new gen first.
+        Mem.setLongVolatile(table, d, ctl(gen(old) + 1, RESERVED, 0, false));
+    }
+
+    /**
+     * RESERVED -> FREE (outcome CANCELLED) without touching the freelist: {@link #unreserve} for a slot that
+     * goes back to the caller's DescCache instead. The caller still owns the slot afterwards.
+     */
+    public void freeReserved(int idx) {
+        long d = base(idx) + Layout.CTL_OFFSET;
+        long c = Mem.getLongPlain(table, d);
+        // release: nothing of this generation escaped; pairs with the acquire of a late reader.
+        Mem.setLongRelease(table, d, ctl(gen(c), FREE, CANCELLED, false));
+    }
 }

@@ -1,0 +1,181 @@
+package dev.threadpool.internal.scheduler;
+
+import dev.threadpool.internal.memory.CacheLine;
+import dev.threadpool.internal.memory.Mem;
+import dev.threadpool.internal.memory.PoolMemory;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * A 32-entry LIFO of free descriptor slots owned by one thread (one per worker, one per registered
+ * submitter), so that most acquires and releases of a descriptor touch no shared word at all.
+ *
+ * <h2>Ownership</h2>
+ * Only the owner calls any method, so every access to the cache's own block is plain. The slots in the
+ * cache are FREE (their control word says so; {@link DescriptorTable#countFree()} counts them) but off the
+ * global freelist: nobody else can hand them out. The cache therefore must be emptied with {@link #drainAll()}
+ * whenever its owner goes away (worker exit, submitter release, pool close), or the slots are stranded.
+ * It lives off-heap, in a block of the pool's {@link PoolMemory}, like all pool-owned state.
+ *
+ * <h2>Operations</h2>
+ * <pre>
+ *   pop():      empty? refill: acquireBatch(up to 32) with ONE CAS on the freelist head
+ *               idx = slots[--count]; reserve(idx)            (FREE -> gen + 1, RESERVED, as acquire())
+ *   push(idx):  idx FREE and owned by the caller
+ *               full? spill: releaseBatch(oldest 16) with ONE CAS, keep the newest 16
+ *               slots[count++] = idx
+ *   drainAll(): releaseBatch(all) with ONE CAS; count = 0
+ * </pre>
+ * Spilling half rather than all (or one) gives hysteresis: after a spill the cache can absorb 16 releases
+ * and serve 16 acquires before it touches the freelist again, so an owner that alternates around the
+ * boundary does not pay a shared CAS per operation. The oldest half is spilled because the newest slots are
+ * the ones still in this core's cache. Refill reverses the batch, so the cache pops slots in the same order
+ * the freelist would have.
+ *
+ * <h2>Batch freelist: walk-then-CAS on the existing tagged Treiber stack</h2>
+ * The refill must be one atomic operation and O(32), and the single-slot {@code acquire()}/{@code push()}
+ * used by {@link PoolCore} must keep working unchanged beside it. Three designs were weighed:
+ * <ul>
+ *   <li><b>Exchange the whole chain</b> ({@code getAndSet(head, EMPTY)}), keep 32, push the rest back.
+ *       Rejected: pushing the remainder back needs its tail (O(n) walk) unless nothing was pushed meanwhile,
+ *       and, worse, while the chain is detached the freelist looks empty: a concurrent {@code acquire()}
+ *       returns -1 and {@code hasFree()} says false with thousands of slots free, so a submitter would be
+ *       rejected or parked spuriously. That changes acquire()'s behaviour, which is not ours to change.</li>
+ *   <li><b>A stack of 32-slot magazines.</b> O(1) refill and spill, but the single-slot acquire() and
+ *       push() would have to split and rebuild magazines: a change of the existing freelist.</li>
+ *   <li><b>Walk-then-CAS</b> (chosen, {@link DescriptorTable#acquireBatch}). Read the tagged head, follow
+ *       up to 32 {@code NEXT_FREE} links, then CAS the head from the value read to {tag + 1, the 33rd}. The
+ *       tag is what makes this ABA-safe: a link can change only after its slot was popped, and any pop or
+ *       push increments the tag, so a walk through a list that changed fails its CAS. One atomic operation,
+ *       32 dependent loads, and acquire()/push() are untouched: they see an ordinary pop of 32.
+ *       {@link DescriptorTable#releaseBatch} links the batch privately and splices it on with one CAS,
+ *       rewriting only its bottom link on a retry.</li>
+ * </ul>
+ * The cost of walk-then-CAS is a wider window (32 loads instead of 1) for a competing single pop or push to
+ * fail the CAS. After each failure the walk is halved, so under contention a refill degrades to single pops
+ * instead of starving.
+ *
+ * <h2>Layout</h2>
+ * <pre>
+ *   COUNT  int @0               number of cached slots, in [0, 32]
+ *   SLOTS  int[32] @8           slots[0] oldest ... slots[count - 1] top
+ *   pad to STRIDE = 256 (two PAD units): the block shares no line with another owner's data
+ * </pre>
+ * Several caches may share one block ({@link #allocateArray}), each at a multiple of {@link Layout#STRIDE}.
+ */
+public final class DescCache {
+
+    /** Off-heap layout of one cache (see the class comment). */
+    public static final class Layout {
+        public static final int CAPACITY = 32;
+        /** Slots moved back to the freelist when a push finds the cache full. */
+        public static final int SPILL = CAPACITY / 2;
+        public static final long COUNT_OFFSET = 0;
+        public static final long SLOTS_OFFSET = 8;
+        public static final long SLOT_LENGTH = 4;
+        public static final long STRIDE = CacheLine.padUp(SLOTS_OFFSET + SLOT_LENGTH * CAPACITY);
+
+        private Layout() {}
+
+        public static long slot(int i) {
+            return SLOTS_OFFSET + SLOT_LENGTH * i;
+        }
+    }
+
+    private final DescriptorTable table;
+    private final MemorySegment seg;
+
+    private DescCache(DescriptorTable table, MemorySegment seg) {
+        this.table = table;
+        this.seg = seg;
+    }
+
+    /** One cache in its own block. */
+    public DescCache(PoolMemory memory, String purpose, DescriptorTable table) {
+        this(table, memory.allocate(purpose, Layout.STRIDE));
+    }
+
+    /** {@code count} caches in one block (one allocation for all workers or all submitter slots). */
+    public static DescCache[] allocateArray(PoolMemory memory, String purpose, DescriptorTable table, int count) {
+        if (count < 1) {
+            throw new IllegalArgumentException("count must be >= 1: count=" + count);
+        }
+        MemorySegment block = memory.allocate(purpose, Layout.STRIDE * count);
+        DescCache[] out = new DescCache[count];
+        for (int i = 0; i < count; i++) {
+            out[i] = new DescCache(table, block.asSlice(Layout.STRIDE * i, Layout.STRIDE));
+        }
+        return out;
+    }
+
+    /** Slots currently cached. */
+    public int count() {
+        return Mem.getIntPlain(seg, Layout.COUNT_OFFSET);
+    }
+
+    /**
+     * Takes a slot and moves it to {@code (gen + 1, RESERVED)}, exactly like {@link DescriptorTable#acquire()};
+     * returns its index, or -1 when the cache and the freelist are both empty.
+     */
+    public int pop() {
+        final MemorySegment s = seg;
+        int n = Mem.getIntPlain(s, Layout.COUNT_OFFSET);
+        if (n == 0) {
+            n = refill();
+            if (n == 0) {
+                return -1;
+            }
+        }
+        n--;
+        int idx = Mem.getIntPlain(s, Layout.slot(n));
+        Mem.setIntPlain(s, Layout.COUNT_OFFSET, n);
+        table.reserve(idx);
+        return idx;
+    }
+
+    /** One CAS for up to 32 slots; reverses them so the first one popped from the freelist is on top. */
+    private int refill() {
+        final MemorySegment s = seg;
+        int n = table.acquireBatch(s, Layout.SLOTS_OFFSET, Layout.CAPACITY);
+        for (int i = 0, j = n - 1; i < j; i++, j--) {
+            int a = Mem.getIntPlain(s, Layout.slot(i));
+            Mem.setIntPlain(s, Layout.slot(i), Mem.getIntPlain(s, Layout.slot(j)));
+            Mem.setIntPlain(s, Layout.slot(j), a);
+        }
+        Mem.setIntPlain(s, Layout.COUNT_OFFSET, n);
+        return n;
+    }
+
+    /**
+     * Caches a slot that is FREE and owned by the caller (after {@code freeReserved}, or a won
+     * {@code tryReleaseWaitable}). When the cache is full the oldest half goes back to the freelist first.
+     *
+     * @throws IllegalStateException if the slot is not FREE
+     */
+    public void push(int idx) {
+        long c = table.ctlAcquire(idx);
+        if (DescriptorTable.state(c) != DescriptorTable.FREE) {
+            throw new IllegalStateException("slot must be FREE to cache: idx=" + idx + ", state="
+                    + DescriptorTable.state(c));
+        }
+        final MemorySegment s = seg;
+        int n = Mem.getIntPlain(s, Layout.COUNT_OFFSET);
+        if (n == Layout.CAPACITY) {
+            table.releaseBatch(s, Layout.SLOTS_OFFSET, Layout.SPILL); // one CAS for the oldest half
+            MemorySegment.copy(s, Layout.slot(Layout.SPILL), s, Layout.SLOTS_OFFSET,
+                    Layout.SLOT_LENGTH * (Layout.CAPACITY - Layout.SPILL));
+            n = Layout.CAPACITY - Layout.SPILL;
+        }
+        Mem.setIntPlain(s, Layout.slot(n), idx);
+        Mem.setIntPlain(s, Layout.COUNT_OFFSET, n + 1);
+    }
+
+    /** Returns every cached slot to the freelist with one CAS; afterwards {@link #count()} is 0. */
+    public void drainAll() {
+        final MemorySegment s = seg;
+        int n = Mem.getIntPlain(s, Layout.COUNT_OFFSET);
+        if (n > 0) {
+            table.releaseBatch(s, Layout.SLOTS_OFFSET, n); // slots[n - 1], the top, ends on top
+            Mem.setIntPlain(s, Layout.COUNT_OFFSET, 0);
+        }
+    }
+}
