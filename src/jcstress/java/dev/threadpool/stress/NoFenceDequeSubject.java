@@ -9,8 +9,14 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * DEMO ONLY, never in the default subject list: {@link WorkDequeSubject}'s workload on {@link NoFenceDeque},
  * the copy whose take() lacks its full fence (seed 002 Case 3). A BROKEN run is the expected finding. Run it
- * with {@link DemoStress}. The array has a fixed capacity of 64 (the copy does not grow): when push finds it
- * full the owner takes one entry itself and retries, which also keeps the deque near empty, where the race is.
+ * with {@link DemoStress}.
+ *
+ * <p>The copy does not grow: its array has a fixed capacity, 2 by default ({@code -Dnofence.capacity=N} in a
+ * single run). When push finds it full, the owner takes one entry itself and retries. So the owner keeps
+ * taking the last-but-one of two entries while the thieves steal, which is the race window of Case 3. Seed
+ * 002 kept its growing deque near empty with 7 thieves on 8 vCPUs; on a 2-core machine the thieves fall
+ * behind, and with a capacity of 64 the deque sits full and the race almost never lines up (see
+ * docs/ALGORITHMS.md, section work-deque).
  */
 final class NoFenceDequeSubject implements StressSubject {
     @Override
@@ -22,7 +28,7 @@ final class NoFenceDequeSubject implements StressSubject {
     public String run(int items, int threads, Seen seen) throws Exception {
         int thieves = Math.max(1, threads - 1);
         try (PoolMemory mem = PoolMemory.create()) {
-            NoFenceDeque q = new NoFenceDeque(mem, 64);
+            NoFenceDeque q = new NoFenceDeque(mem, Integer.getInteger("nofence.capacity", 2));
             AtomicLong consumed = new AtomicLong();
             long[] stolen = new long[thieves];
             long[] aborts = new long[thieves];
