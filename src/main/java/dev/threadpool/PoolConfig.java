@@ -1,5 +1,6 @@
 package dev.threadpool;
 
+import dev.threadpool.internal.memory.Capacity;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -214,10 +215,7 @@ public final class PoolConfig {
         }
 
         private static void powerOfTwo(String name, int v, int lo, int hi) {
-            if (v < lo || v > hi || Integer.bitCount(v) != 1) {
-                throw new IllegalArgumentException(name + " must be a power of two in [" + lo + ", " + hi + "]: "
-                        + name + "=" + v);
-            }
+            Capacity.checkPowerOfTwo(name, v, lo, hi);
         }
 
         private static void duration(String name, Duration d, Duration lo, Duration hi) {

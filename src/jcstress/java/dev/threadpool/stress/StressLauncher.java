@@ -21,11 +21,21 @@ public final class StressLauncher {
     private StressLauncher() {}
 
     public static void main(String[] args) throws Exception {
+        int broken = launch(args, CountingStress.class.getName(), List.copyOf(CountingStress.SUBJECTS.keySet()), "");
+        System.exit(broken == 0 ? 0 : 1);
+    }
+
+    /**
+     * Parses the launcher flags and runs {@code mainClass <subject> <items> <threads>} in fresh JVMs, each
+     * subject {@code --runs} times per JIT mode; returns how many runs broke (a non-zero exit or a last line
+     * that is not {@code -> OK}). {@code note} is appended to each per-mode summary line.
+     */
+    static int launch(String[] args, String mainClass, List<String> defaultSubjects, String note) throws Exception {
         int runs = 3;
         int items = 1_000_000;
         int threads = 4;
         List<String> modes = List.of("c2", "c1", "int");
-        List<String> subjects = new ArrayList<>(CountingStress.SUBJECTS.keySet());
+        List<String> subjects = defaultSubjects;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--runs" -> runs = Integer.parseInt(args[++i]);
@@ -60,7 +70,7 @@ public final class StressLauncher {
                     cmd.add("--enable-native-access=ALL-UNNAMED");
                     cmd.add("-cp");
                     cmd.add(cp);
-                    cmd.add(CountingStress.class.getName());
+                    cmd.add(mainClass);
                     cmd.add(subject);
                     cmd.add(Integer.toString(n));
                     cmd.add(Integer.toString(threads));
@@ -80,10 +90,10 @@ public final class StressLauncher {
                     }
                 }
                 broken += modeBroken;
-                System.out.printf("%-14s %-4s broken in %d of %d runs%n", subject, mode, modeBroken, runs);
+                System.out.printf("%-14s %-4s broken in %d of %d runs%s%n", subject, mode, modeBroken, runs, note);
             }
         }
         System.out.printf("counting stress: %d runs, %d broken -> %s%n", total, broken, broken == 0 ? "OK" : "BROKEN");
-        System.exit(broken == 0 ? 0 : 1);
+        return broken;
     }
 }

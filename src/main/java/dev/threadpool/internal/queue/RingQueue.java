@@ -1,6 +1,7 @@
 package dev.threadpool.internal.queue;
 
 import dev.threadpool.internal.memory.CacheLine;
+import dev.threadpool.internal.memory.Capacity;
 import dev.threadpool.internal.memory.Mem;
 import dev.threadpool.internal.memory.PoolMemory;
 import java.lang.foreign.MemorySegment;
@@ -108,11 +109,7 @@ public final class RingQueue {
         }
 
         public static int checkCapacity(String name, int capacity) {
-            if (capacity < MIN_CAPACITY || capacity > MAX_CAPACITY || Integer.bitCount(capacity) != 1) {
-                throw new IllegalArgumentException(name + " must be a power of two in [" + MIN_CAPACITY + ", "
-                        + MAX_CAPACITY + "]: " + name + "=" + capacity);
-            }
-            return capacity;
+            return Capacity.checkPowerOfTwo(name, capacity, MIN_CAPACITY, MAX_CAPACITY);
         }
     }
 

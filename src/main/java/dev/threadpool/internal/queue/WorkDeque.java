@@ -1,6 +1,7 @@
 package dev.threadpool.internal.queue;
 
 import dev.threadpool.internal.memory.CacheLine;
+import dev.threadpool.internal.memory.Capacity;
 import dev.threadpool.internal.memory.Mem;
 import dev.threadpool.internal.memory.PoolMemory;
 import java.lang.foreign.MemorySegment;
@@ -119,11 +120,7 @@ public final class WorkDeque implements AutoCloseable {
         }
 
         public static int checkCapacity(String name, int capacity) {
-            if (capacity < MIN_CAPACITY || capacity > MAX_CAPACITY || Integer.bitCount(capacity) != 1) {
-                throw new IllegalArgumentException(name + " must be a power of two in [" + MIN_CAPACITY + ", "
-                        + MAX_CAPACITY + "]: " + name + "=" + capacity);
-            }
-            return capacity;
+            return Capacity.checkPowerOfTwo(name, capacity, MIN_CAPACITY, MAX_CAPACITY);
         }
 
         /** How many generations an array starting at {@code initialCapacity} can reach, the first included. */
