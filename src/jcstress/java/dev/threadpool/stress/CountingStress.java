@@ -20,6 +20,7 @@ public final class CountingStress {
         register(new PoolSubject());
         register(new RingQueueSubject());
         register(new DescCacheSubject());
+        register(new LifoSlotSubject());
         register(new WorkDequeSubject());
     }
 
