@@ -323,8 +323,6 @@ public final class DescriptorTable {
     public long submitNanos(int idx) { return Mem.getLongPlain(table, base(idx) + Layout.SUBMIT_NS_OFFSET); }
     public long startNanos(int idx) { return Mem.getLongPlain(table, base(idx) + Layout.START_NS_OFFSET); }
     public long endNanos(int idx) { return Mem.getLongPlain(table, base(idx) + Layout.END_NS_OFFSET); }
-    public int flags(int idx) { return Mem.getIntPlain(table, base(idx) + Layout.FLAGS_OFFSET); }
-    public int worker(int idx) { return Mem.getIntOpaque(table, base(idx) + Layout.WORKER_OFFSET); }
 
     /** Counts FREE slots by scanning the table (stats, tests; not a hot path). */
     public int countFree() {

@@ -77,11 +77,6 @@ public final class ParkingLot {
         LockSupport.parkNanos(this, nanos);
     }
 
-    /** True when worker {@code i} has announced and not yet been woken or retracted. */
-    public boolean isAnnounced(int i) {
-        return (Mem.getLongVolatile(seg, IDLE_MASK_OFFSET) & (1L << i)) != 0;
-    }
-
     /** The current idle mask (a volatile load; also the submitter's step b). */
     public long idleMask() {
         return Mem.getLongVolatile(seg, IDLE_MASK_OFFSET);

@@ -715,10 +715,6 @@ public final class PoolCore {
         submitters.release(slot);
     }
 
-    public int liveSubmitters() {
-        return lifecycle == CLOSED ? 0 : submitters.live();
-    }
-
     // =====================================================================================================
     // Shutdown and close
     // =====================================================================================================
@@ -963,11 +959,6 @@ public final class PoolCore {
     /** The pool's memory map: every live block with its purpose and counted size. */
     public List<PoolMemory.BlockInfo> memoryMap() {
         return memory.memoryMap();
-    }
-
-    /** The pool's allocator (for the internal tests). */
-    public PoolMemory memory() {
-        return memory;
     }
 
     int workerCount() {

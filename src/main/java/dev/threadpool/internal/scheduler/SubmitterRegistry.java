@@ -38,8 +38,4 @@ final class SubmitterRegistry {
     void release(int k) {
         Mem.getAndAndLong(seg, MASK_OFFSET, ~(1L << k));
     }
-
-    int live() {
-        return Long.bitCount(Mem.getLongVolatile(seg, MASK_OFFSET));
-    }
 }
