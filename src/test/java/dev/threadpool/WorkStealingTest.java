@@ -165,7 +165,9 @@ class WorkStealingTest {
     @EnumSource(QueueKind.class)
     void aTaskResubmittingItselfForeverDoesNotStarveOthers(QueueKind kind) throws InterruptedException {
         // One worker: every resubmission goes to its LIFO slot; without the run bound the others never run.
-        try (ThreadPool pool = ThreadPool.create(config(kind).maxThreads(1).build())) {
+        // queueCapacity above the 101 tasks alive at once: a full table would make the resubmitter run itself
+        // inline (caller-runs), recursing until StackOverflowError, which is not what this test is about.
+        try (ThreadPool pool = ThreadPool.create(config(kind).maxThreads(1).queueCapacity(1024).build())) {
             AtomicBoolean stop = new AtomicBoolean();
             AtomicInteger spins = new AtomicInteger();
             CountDownLatchLike started = new CountDownLatchLike();

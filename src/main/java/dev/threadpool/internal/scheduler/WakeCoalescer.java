@@ -36,7 +36,7 @@ import java.lang.foreign.MemorySegment;
  *   layout: SEARCHING (long) @0, PAD; SUBMITS (long) @PAD, PAD  (SUBMITS only counts coalesced submits)
  * </pre>
  */
-final class WakeCoalescer {
+public final class WakeCoalescer {
     static final long SEARCHING_OFFSET = 0;
     static final long SUBMITS_OFFSET = CacheLine.PAD;
 
@@ -44,14 +44,14 @@ final class WakeCoalescer {
     private final ParkingLot parking;
     private final int batch;
 
-    WakeCoalescer(PoolMemory memory, ParkingLot parking, int wakeCoalesceBatch) {
+    public WakeCoalescer(PoolMemory memory, ParkingLot parking, int wakeCoalesceBatch) {
         this.seg = memory.allocate("wake coalescer", 2L * CacheLine.PAD);
         this.parking = parking;
         this.batch = wakeCoalesceBatch;
     }
 
     /** A worker starts searching (getAndAdd, seq_cst: read by signalWork's S load). */
-    void beginSearch() {
+    public void beginSearch() {
         Mem.getAndAddLong(seg, SEARCHING_OFFSET, 1);
     }
 
@@ -59,25 +59,28 @@ final class WakeCoalescer {
      * A worker stops searching: after its announcement when it is about to park, or when it found work.
      * getAndAdd (seq_cst): must follow the announcement in the total order; pairs with signalWork's S load.
      */
-    void endSearch() {
+    public void endSearch() {
         Mem.getAndAddLong(seg, SEARCHING_OFFSET, -1);
     }
 
-    /** After a publish: wakes one parked worker unless a searcher is bound to see the entry (see Rule). */
-    void signalWork() {
+    /**
+     * After a publish: wakes one parked worker unless a searcher is bound to see the entry (see Rule); true
+     * when it woke one. The caller's publish must be seq_cst or followed by a full fence.
+     */
+    public boolean signalWork() {
         // volatile load (seq_cst) M: pairs with announce(); the caller's publish precedes it.
         if (parking.idleMask() == 0) {
-            return;
+            return false;
         }
         // volatile load (seq_cst) S: pairs with endSearch(); ordered after M.
         if (Mem.getLongVolatile(seg, SEARCHING_OFFSET) > 0) {
             // getAndAdd: the coalescing counter, only touched when somebody is both parked and searching.
             long n = Mem.getAndAddLong(seg, SUBMITS_OFFSET, 1);
             if ((n + 1) % batch != 0) {
-                return;
+                return false;
             }
         }
-        parking.wakeOne(); // scanAndWake: from the rotating hint, the first parked worker
+        return parking.wakeOne() >= 0; // scanAndWake: from the rotating hint, the first parked worker
     }
 
     /** Forced wake (chained wake of a searcher that found more than it runs). */
