@@ -53,9 +53,10 @@ public final class ThreadPool implements AutoCloseable {
      */
     public static ThreadPool create(PoolConfig config) {
         Objects.requireNonNull(config, "config must not be null");
-        if (config.schedulerVariant() != SchedulerVariant.GLOBAL_QUEUE) {
+        if (config.schedulerVariant() == SchedulerVariant.LANE_EXTENSION) {
             throw new UnsupportedOperationException("schedulerVariant=" + config.schedulerVariant()
-                    + " is not available in this version; GLOBAL_QUEUE is (see docs/DESIGN.md, \"Status\")");
+                    + " is not available in this version; GLOBAL_QUEUE and WORK_STEALING are"
+                    + " (see docs/DESIGN.md, \"Status\")");
         }
         return new ThreadPool(new PoolCore(config));
     }

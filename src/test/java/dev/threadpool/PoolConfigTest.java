@@ -72,8 +72,7 @@ class PoolConfigTest {
 
     @Test
     void variantsNotYetAvailableAreRefusedClearly() {
-        for (SchedulerVariant v : new SchedulerVariant[] {SchedulerVariant.WORK_STEALING,
-                SchedulerVariant.LANE_EXTENSION}) {
+        for (SchedulerVariant v : new SchedulerVariant[] {SchedulerVariant.LANE_EXTENSION}) {
             UnsupportedOperationException e = assertThrows(UnsupportedOperationException.class,
                     () -> ThreadPool.create(PoolConfig.builder().schedulerVariant(v).maxThreads(2).build()));
             assertTrue(e.getMessage().contains(v.name()), e.getMessage());

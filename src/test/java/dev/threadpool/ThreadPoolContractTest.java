@@ -35,16 +35,27 @@ import org.junit.jupiter.params.provider.MethodSource;
 class ThreadPoolContractTest {
 
     /** The variants under test; each new variant joins this list and must pass the whole suite. */
-    static Stream<SchedulerVariant> variants() {
-        return Stream.of(SchedulerVariant.GLOBAL_QUEUE);
+    static Stream<PoolVariant> variants() {
+        return Stream.of(new PoolVariant(SchedulerVariant.GLOBAL_QUEUE, QueueKind.RING),
+                new PoolVariant(SchedulerVariant.WORK_STEALING, QueueKind.RING),
+                new PoolVariant(SchedulerVariant.WORK_STEALING, QueueKind.CHASE_LEV));
     }
 
-    static PoolConfig.Builder config(SchedulerVariant v) {
+    /** One entry of {@link #variants()}: the scheduler and, for WORK_STEALING, the local queue kind. */
+    record PoolVariant(SchedulerVariant variant, QueueKind queueKind) {
+        @Override
+        public String toString() {
+            return variant == SchedulerVariant.GLOBAL_QUEUE ? variant.name() : variant + "/" + queueKind;
+        }
+    }
+
+    static PoolConfig.Builder config(PoolVariant v) {
         // daemon workers: a pool leaked by a failing test cannot keep the test JVM alive
-        return PoolConfig.builder().schedulerVariant(v).maxThreads(2).queueCapacity(64).daemon(true);
+        return PoolConfig.builder().schedulerVariant(v.variant()).queueKind(v.queueKind()).maxThreads(2)
+                .queueCapacity(64).daemon(true);
     }
 
-    static ThreadPool pool(SchedulerVariant v) {
+    static ThreadPool pool(PoolVariant v) {
         return ThreadPool.create(config(v).build());
     }
 
@@ -52,7 +63,7 @@ class ThreadPoolContractTest {
 
     @ParameterizedTest
     @MethodSource("variants")
-    void everySubmittedTaskRunsExactlyOnce(SchedulerVariant v) throws Exception {
+    void everySubmittedTaskRunsExactlyOnce(PoolVariant v) throws Exception {
         int n = 50_000;
         AtomicIntegerArray runs = new AtomicIntegerArray(n);
         try (ThreadPool pool = pool(v)) {
@@ -75,7 +86,7 @@ class ThreadPoolContractTest {
 
     @ParameterizedTest
     @MethodSource("variants")
-    void concurrentSubmittersThroughAFullPoolLoseNothing(SchedulerVariant v) throws Exception {
+    void concurrentSubmittersThroughAFullPoolLoseNothing(PoolVariant v) throws Exception {
         int perThread = 20_000;
         int threads = 4;
         AtomicIntegerArray runs = new AtomicIntegerArray(perThread * threads);
@@ -128,7 +139,7 @@ class ThreadPoolContractTest {
 
     @ParameterizedTest
     @MethodSource("variants")
-    void tasksSubmittedToAnIdlePoolAllRun(SchedulerVariant v) throws Exception {
+    void tasksSubmittedToAnIdlePoolAllRun(PoolVariant v) throws Exception {
         try (ThreadPool pool = pool(v)) {
             for (int n : new int[] {1, 2, 31}) {
                 // every worker parked first: the submit must get through the park handshake
@@ -148,7 +159,7 @@ class ThreadPoolContractTest {
 
     @ParameterizedTest
     @MethodSource("variants")
-    void trySubmitReturnsFalseWhenFullAndTimedTrySubmitGivesUp(SchedulerVariant v) throws Exception {
+    void trySubmitReturnsFalseWhenFullAndTimedTrySubmitGivesUp(PoolVariant v) throws Exception {
         CountDownLatch release = new CountDownLatch(1);
         try (ThreadPool pool = ThreadPool.create(config(v).maxThreads(1).queueCapacity(2).build())) {
             CountDownLatch running = new CountDownLatch(1);
@@ -168,7 +179,7 @@ class ThreadPoolContractTest {
 
     @ParameterizedTest
     @MethodSource("variants")
-    void blockingSubmitWaitsForSpaceAndThenProceeds(SchedulerVariant v) throws Exception {
+    void blockingSubmitWaitsForSpaceAndThenProceeds(PoolVariant v) throws Exception {
         CountDownLatch release = new CountDownLatch(1);
         try (ThreadPool pool = ThreadPool.create(config(v).maxThreads(1).queueCapacity(2).build())) {
             CountDownLatch running = new CountDownLatch(1);
@@ -195,7 +206,7 @@ class ThreadPoolContractTest {
 
     @ParameterizedTest
     @MethodSource("variants")
-    void submitBatchSubmitsTheRangeAndValidatesFirst(SchedulerVariant v) throws Exception {
+    void submitBatchSubmitsTheRangeAndValidatesFirst(PoolVariant v) throws Exception {
         try (ThreadPool pool = pool(v)) {
             AtomicInteger ran = new AtomicInteger();
             Runnable[] tasks = new Runnable[1000];
@@ -220,7 +231,7 @@ class ThreadPoolContractTest {
 
     @ParameterizedTest
     @MethodSource("variants")
-    void awaitReturnsAfterTheTaskAndReleasesItsDescriptor(SchedulerVariant v) throws Exception {
+    void awaitReturnsAfterTheTaskAndReleasesItsDescriptor(PoolVariant v) throws Exception {
         try (ThreadPool pool = pool(v)) {
             AtomicBoolean ran = new AtomicBoolean();
             long h = pool.submitWaitable(() -> ran.set(true));
@@ -233,7 +244,7 @@ class ThreadPoolContractTest {
 
     @ParameterizedTest
     @MethodSource("variants")
-    void awaitOfAFailedTaskThrowsTaskFailedWithTheCause(SchedulerVariant v) throws Exception {
+    void awaitOfAFailedTaskThrowsTaskFailedWithTheCause(PoolVariant v) throws Exception {
         try (ThreadPool pool = pool(v)) {
             IllegalStateException boom = new IllegalStateException("boom");
             long h = pool.submitWaitable(() -> { throw boom; });
@@ -245,7 +256,7 @@ class ThreadPoolContractTest {
 
     @ParameterizedTest
     @MethodSource("variants")
-    void awaitWithTimeoutReturnsFalseWhileRunning(SchedulerVariant v) throws Exception {
+    void awaitWithTimeoutReturnsFalseWhileRunning(PoolVariant v) throws Exception {
         CountDownLatch release = new CountDownLatch(1);
         try (ThreadPool pool = pool(v)) {
             long h = pool.submitWaitable(() -> awaitQuietly(release));
@@ -259,7 +270,7 @@ class ThreadPoolContractTest {
 
     @ParameterizedTest
     @MethodSource("variants")
-    void cancelWorksOnlyWhileQueued(SchedulerVariant v) throws Exception {
+    void cancelWorksOnlyWhileQueued(PoolVariant v) throws Exception {
         CountDownLatch release = new CountDownLatch(1);
         try (ThreadPool pool = ThreadPool.create(config(v).maxThreads(1).build())) {
             CountDownLatch running = new CountDownLatch(1);
@@ -285,7 +296,7 @@ class ThreadPoolContractTest {
 
     @ParameterizedTest
     @MethodSource("variants")
-    void concurrentAwaitsReleaseTheSlotExactlyOnce(SchedulerVariant v) throws Exception {
+    void concurrentAwaitsReleaseTheSlotExactlyOnce(PoolVariant v) throws Exception {
         try (ThreadPool pool = pool(v)) {
             for (int round = 0; round < 200; round++) {
                 CountDownLatch go = new CountDownLatch(1);
@@ -330,7 +341,7 @@ class ThreadPoolContractTest {
 
     @ParameterizedTest
     @MethodSource("variants")
-    void lateAwaitOnAReusedSlotAndForeignHandlesAreInvalid(SchedulerVariant v) throws Exception {
+    void lateAwaitOnAReusedSlotAndForeignHandlesAreInvalid(PoolVariant v) throws Exception {
         try (ThreadPool pool = ThreadPool.create(config(v).queueCapacity(2).build())) {
             long h = pool.submitWaitable(() -> { });
             pool.await(h);
@@ -349,7 +360,7 @@ class ThreadPoolContractTest {
 
     @ParameterizedTest
     @MethodSource("variants")
-    void waitGroupCountsFailuresAndTimesOut(SchedulerVariant v) throws Exception {
+    void waitGroupCountsFailuresAndTimesOut(PoolVariant v) throws Exception {
         CountDownLatch release = new CountDownLatch(1);
         try (ThreadPool pool = pool(v)) {
             WaitGroup wg = new WaitGroup();
@@ -369,7 +380,7 @@ class ThreadPoolContractTest {
 
     @ParameterizedTest
     @MethodSource("variants")
-    void taskExceptionsNeverKillAWorkerOrSkewTheAccounting(SchedulerVariant v) throws Exception {
+    void taskExceptionsNeverKillAWorkerOrSkewTheAccounting(PoolVariant v) throws Exception {
         AtomicInteger handled = new AtomicInteger();
         TaskErrorHandler handler = (task, error) -> {
             handled.incrementAndGet();
@@ -403,7 +414,7 @@ class ThreadPoolContractTest {
 
     @ParameterizedTest
     @MethodSource("variants")
-    void aTaskThatInterruptsItselfDoesNotMakeTheWorkerSpinOrLeakTheInterrupt(SchedulerVariant v)
+    void aTaskThatInterruptsItselfDoesNotMakeTheWorkerSpinOrLeakTheInterrupt(PoolVariant v)
             throws Exception {
         try (ThreadPool pool = ThreadPool.create(config(v).maxThreads(1).build())) {
             WaitGroup wg = new WaitGroup();
@@ -432,7 +443,7 @@ class ThreadPoolContractTest {
 
     @ParameterizedTest
     @MethodSource("variants")
-    void submitFromATaskIntoAFullPoolNeverDeadlocks(SchedulerVariant v) throws Exception {
+    void submitFromATaskIntoAFullPoolNeverDeadlocks(PoolVariant v) throws Exception {
         try (ThreadPool pool = ThreadPool.create(config(v).maxThreads(1).queueCapacity(2).build())) {
             int children = 1_000;
             WaitGroup wg = new WaitGroup();
@@ -454,7 +465,7 @@ class ThreadPoolContractTest {
 
     @ParameterizedTest
     @MethodSource("variants")
-    void recursiveFanOutFarBeyondCapacityCompletes(SchedulerVariant v) throws Exception {
+    void recursiveFanOutFarBeyondCapacityCompletes(PoolVariant v) throws Exception {
         try (ThreadPool pool = ThreadPool.create(config(v).queueCapacity(16).build())) {
             AtomicLong leaves = new AtomicLong();
             WaitGroup wg = new WaitGroup();
@@ -480,7 +491,7 @@ class ThreadPoolContractTest {
 
     @ParameterizedTest
     @MethodSource("variants")
-    void submitWaitableFromAWorkerHelpsInsteadOfDeadlocking(SchedulerVariant v) throws Exception {
+    void submitWaitableFromAWorkerHelpsInsteadOfDeadlocking(PoolVariant v) throws Exception {
         try (ThreadPool pool = ThreadPool.create(config(v).maxThreads(1).queueCapacity(4).build())) {
             AtomicInteger ran = new AtomicInteger();
             long outer = pool.submitWaitable(() -> {
@@ -502,7 +513,7 @@ class ThreadPoolContractTest {
 
     @ParameterizedTest
     @MethodSource("variants")
-    void drainRunsEverythingAcceptedThenRefusesSubmits(SchedulerVariant v) throws Exception {
+    void drainRunsEverythingAcceptedThenRefusesSubmits(PoolVariant v) throws Exception {
         ThreadPool pool = ThreadPool.create(config(v).queueCapacity(1024).build());
         AtomicInteger ran = new AtomicInteger();
         for (int i = 0; i < 1000; i++) {
@@ -523,7 +534,7 @@ class ThreadPoolContractTest {
 
     @ParameterizedTest
     @MethodSource("variants")
-    void cancelPendingCancelsWhatIsQueuedAndLetsRunningTasksFinish(SchedulerVariant v) throws Exception {
+    void cancelPendingCancelsWhatIsQueuedAndLetsRunningTasksFinish(PoolVariant v) throws Exception {
         CountDownLatch release = new CountDownLatch(1);
         ThreadPool pool = ThreadPool.create(config(v).maxThreads(1).queueCapacity(256).build());
         CountDownLatch running = new CountDownLatch(1);
@@ -562,7 +573,7 @@ class ThreadPoolContractTest {
 
     @ParameterizedTest
     @MethodSource("variants")
-    void shutdownHonoursItsTimeoutAndCanBeRetried(SchedulerVariant v) throws Exception {
+    void shutdownHonoursItsTimeoutAndCanBeRetried(PoolVariant v) throws Exception {
         CountDownLatch release = new CountDownLatch(1);
         ThreadPool pool = ThreadPool.create(config(v).maxThreads(1).build());
         try {
@@ -583,7 +594,7 @@ class ThreadPoolContractTest {
 
     @ParameterizedTest
     @MethodSource("variants")
-    void shutdownFromSeveralThreadsAtOnce(SchedulerVariant v) throws Exception {
+    void shutdownFromSeveralThreadsAtOnce(PoolVariant v) throws Exception {
         ThreadPool pool = ThreadPool.create(config(v).queueCapacity(1024).build());
         AtomicInteger ran = new AtomicInteger();
         for (int i = 0; i < 1000; i++) {
@@ -620,7 +631,7 @@ class ThreadPoolContractTest {
 
     @ParameterizedTest
     @MethodSource("variants")
-    void shutdownOrCloseFromAWorkerThrowsInsteadOfDeadlocking(SchedulerVariant v) throws Exception {
+    void shutdownOrCloseFromAWorkerThrowsInsteadOfDeadlocking(PoolVariant v) throws Exception {
         try (ThreadPool pool = pool(v)) {
             long shut = pool.submitWaitable(() -> {
                 try {
@@ -640,7 +651,7 @@ class ThreadPoolContractTest {
 
     @ParameterizedTest
     @MethodSource("variants")
-    void blockedSubmittersAreReleasedByShutdown(SchedulerVariant v) throws Exception {
+    void blockedSubmittersAreReleasedByShutdown(PoolVariant v) throws Exception {
         CountDownLatch release = new CountDownLatch(1);
         ThreadPool pool = ThreadPool.create(config(v).maxThreads(1).queueCapacity(2).build());
         try {
@@ -673,7 +684,7 @@ class ThreadPoolContractTest {
 
     @ParameterizedTest
     @MethodSource("variants")
-    void afterCloseEveryCallFailsClearlyAndTheArenaIsEmpty(SchedulerVariant v) throws Exception {
+    void afterCloseEveryCallFailsClearlyAndTheArenaIsEmpty(PoolVariant v) throws Exception {
         ThreadPool pool = pool(v);
         long h = pool.submitWaitable(() -> { });
         pool.await(h);
@@ -701,7 +712,7 @@ class ThreadPoolContractTest {
 
     @ParameterizedTest
     @MethodSource("variants")
-    void everyIdleStrategyRunsEveryTask(SchedulerVariant v) throws Exception {
+    void everyIdleStrategyRunsEveryTask(PoolVariant v) throws Exception {
         for (IdleStrategy strategy : IdleStrategy.values()) {
             for (TimestampMode ts : TimestampMode.values()) {
                 ThreadPool pool = ThreadPool.create(config(v).idleStrategy(strategy).timestampMode(ts)
@@ -723,7 +734,7 @@ class ThreadPoolContractTest {
 
     @ParameterizedTest
     @MethodSource("variants")
-    void atMost64SubmittersAndCloseGivesTheSlotBack(SchedulerVariant v) throws Exception {
+    void atMost64SubmittersAndCloseGivesTheSlotBack(PoolVariant v) throws Exception {
         try (ThreadPool pool = pool(v)) {
             List<Submitter> subs = new ArrayList<>();
             for (int i = 0; i < 64; i++) {
@@ -752,7 +763,7 @@ class ThreadPoolContractTest {
 
     @ParameterizedTest
     @MethodSource("variants")
-    void purgeWorkerCachesNeedsAQuiescentPool(SchedulerVariant v) throws Exception {
+    void purgeWorkerCachesNeedsAQuiescentPool(PoolVariant v) throws Exception {
         CountDownLatch release = new CountDownLatch(1);
         try (ThreadPool pool = pool(v)) {
             pool.purgeWorkerCaches();
@@ -773,7 +784,7 @@ class ThreadPoolContractTest {
 
     @ParameterizedTest
     @MethodSource("variants")
-    void badArgumentsGetClearExceptions(SchedulerVariant v) throws Exception {
+    void badArgumentsGetClearExceptions(PoolVariant v) throws Exception {
         try (ThreadPool pool = pool(v)) {
             assertMessage(NullPointerException.class, "task", () -> pool.submit(null));
             assertMessage(NullPointerException.class, "task", () -> pool.trySubmit(null));
@@ -798,7 +809,7 @@ class ThreadPoolContractTest {
 
     @ParameterizedTest
     @MethodSource("variants")
-    void blockingLaneOptionIsAcceptedAndRuns(SchedulerVariant v) throws Exception {
+    void blockingLaneOptionIsAcceptedAndRuns(PoolVariant v) throws Exception {
         try (ThreadPool pool = pool(v)) {
             AtomicBoolean ran = new AtomicBoolean();
             long h = pool.submitWaitable(() -> ran.set(true), SubmitOptions.BLOCKING);

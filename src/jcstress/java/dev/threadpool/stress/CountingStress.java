@@ -1,5 +1,7 @@
 package dev.threadpool.stress;
 
+import dev.threadpool.SchedulerVariant;
+
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -18,6 +20,7 @@ public final class CountingStress {
     static {
         register(new BoundedRingSubject());
         register(new PoolSubject());
+        register(new PoolSubject("pool-ws", SchedulerVariant.WORK_STEALING));
         register(new RingQueueSubject());
         register(new DescCacheSubject());
         register(new LifoSlotSubject());

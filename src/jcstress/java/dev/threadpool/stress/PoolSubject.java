@@ -15,15 +15,28 @@ import java.util.concurrent.atomic.AtomicLong;
  * after close.
  */
 final class PoolSubject implements StressSubject {
+    private final String name;
+    private final SchedulerVariant variant;
+
+    PoolSubject() {
+        this("pool", SchedulerVariant.GLOBAL_QUEUE);
+    }
+
+    /** {@code pool-ws}: the same on WORK_STEALING, a quarter of the items submitted from a worker. */
+    PoolSubject(String name, SchedulerVariant variant) {
+        this.name = name;
+        this.variant = variant;
+    }
+
     @Override
     public String name() {
-        return "pool";
+        return name;
     }
 
     @Override
     public String run(int items, int threads, Seen seen) throws Exception {
         ThreadPool pool = ThreadPool.create(PoolConfig.builder().maxThreads(2).queueCapacity(64)
-                .schedulerVariant(SchedulerVariant.GLOBAL_QUEUE).build());
+                .schedulerVariant(variant).build());
         WaitGroup group = new WaitGroup();
         int submitters = Math.max(1, threads);
         Thread[] ts = new Thread[submitters];
@@ -37,7 +50,7 @@ final class PoolSubject implements StressSubject {
                         return;
                     }
                     int n = (int) Math.min(16, items - first + 1);
-                    int mode = (int) ((first >>> 4) % 3);
+                    int mode = (int) ((first >>> 4) % (variant == SchedulerVariant.GLOBAL_QUEUE ? 3 : 4));
                     for (int k = 0; k < n; k++) {
                         final long v = first + k;
                         group.add(1);
@@ -47,10 +60,18 @@ final class PoolSubject implements StressSubject {
                         pool.submitBatch(batch, 0, n);
                     } else if (mode == 1) {
                         for (int k = 0; k < n; k++) pool.submit(batch[k]);
-                    } else {
+                    } else if (mode == 2) {
                         for (int k = 0; k < n; k++) {
                             while (!pool.trySubmit(batch[k])) Thread.onSpinWait();
                         }
+                    } else {
+                        // from a worker: LIFO slot, local queue, overflow to inject, or inline when full
+                        final Runnable[] mine = java.util.Arrays.copyOf(batch, n);
+                        group.add(1);
+                        pool.submit(() -> {
+                            for (Runnable r : mine) pool.submit(r);
+                            group.done();
+                        });
                     }
                 }
             }, "submitter-" + s);
@@ -63,12 +84,24 @@ final class PoolSubject implements StressSubject {
         // The tasks' own group.done() runs inside the task, before the worker counts it: only the snapshot
         // after close (which drains) is exact.
         pool.close();
+        long expected = items + (variant == SchedulerVariant.GLOBAL_QUEUE ? 0 : spawners(items));
         PoolStats after = pool.statsSnapshot();
-        if (after.taskDescLive() != 0 || after.liveBytes() != 0 || after.completed() != items
-                || after.submitted() != items || after.totalAllocBytes() != after.totalFreeBytes()) {
+        if (after.taskDescLive() != 0 || after.liveBytes() != 0 || after.completed() != expected
+                || after.submitted() != expected || after.totalAllocBytes() != after.totalFreeBytes()) {
             throw new IllegalStateException("accounting broken after close: " + after);
         }
         return "submitters " + submitters + "  completed " + after.completed() + "  parks " + after.parks()
                 + "  rejected-tries " + after.rejected();
+    }
+
+    /** How many mode-3 spawner tasks a run of {@code items} submits (one per 16-item chunk with mode 3). */
+    private static long spawners(int items) {
+        long c = 0;
+        for (long first = 1; first <= items; first += 16) {
+            if (((first >>> 4) % 4) == 3) {
+                c++;
+            }
+        }
+        return c;
     }
 }

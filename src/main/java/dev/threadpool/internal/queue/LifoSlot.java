@@ -107,4 +107,12 @@ public final class LifoSlot {
     public long peek(int slot) {
         return Mem.getLongOpaque(seg, offset(slot));
     }
+
+    /**
+     * The slot's current value with a volatile (seq_cst) load: the park re-check of the work-stealing
+     * scheduler, which must be ordered after the worker's seq_cst announcement (see {@code ParkingLot}).
+     */
+    public long peekVolatile(int slot) {
+        return Mem.getLongVolatile(seg, offset(slot));
+    }
 }

@@ -6,6 +6,7 @@ import dev.threadpool.PoolBusyException;
 import dev.threadpool.PoolConfig;
 import dev.threadpool.PoolShutdownException;
 import dev.threadpool.PoolStats;
+import dev.threadpool.SchedulerVariant;
 import dev.threadpool.ShutdownMode;
 import dev.threadpool.TaskCancelledException;
 import dev.threadpool.TaskErrorHandler;
@@ -110,6 +111,8 @@ public final class PoolCore {
     private final ParkingLot parking;
     private final SpaceWaiters space;
     private final SubmitterRegistry submitters;
+    /** The queue topology: GLOBAL_QUEUE or WORK_STEALING (see {@link Scheduler}). */
+    private final Scheduler scheduler;
 
     // ---- on-heap references, indexed by descriptor slot ---------------------------------------------------
     private final Runnable[] tasks;
@@ -147,6 +150,9 @@ public final class PoolCore {
             this.parking = new ParkingLot(memory, workerCount);
             this.space = new SpaceWaiters(memory, "space waiters");
             this.submitters = new SubmitterRegistry(memory);
+            this.scheduler = config.schedulerVariant() == SchedulerVariant.WORK_STEALING
+                    ? new WorkStealingScheduler(memory, config, inject, parking, counters)
+                    : new GlobalQueueScheduler(inject, parking);
         } catch (RuntimeException | Error e) {
             memory.close();
             throw e;
@@ -232,7 +238,7 @@ public final class PoolCore {
             }
             handedOver = true;
             enqueue(publish(idx, task, group, flags, false));
-            parking.wakeOne();
+            scheduler.signalWork(1);
             return true;
         } finally {
             if (group != null && !handedOver) {
@@ -289,17 +295,16 @@ public final class PoolCore {
                 entries[k] = publish((int) entries[k], batch[i + k], null, flags, false);
             }
             int pushed = 0;
+            WorkerThread self = currentWorker();
             while (pushed < got) {
-                int n = inject.pushMany(entries, pushed, got - pushed); // one tail CAS per run of free cells
+                int n = scheduler.tryEnqueueMany(self, entries, pushed, got - pushed); // GQ: one tail CAS per run
                 if (n == 0) {
                     waitForRingRoom(entries[pushed]); // pushes that one entry
                     n = 1;
                 }
                 pushed += n;
             }
-            for (int k = 0; k < got && parking.wakeOne() >= 0; k++) {
-                // wake at most one worker per accepted task, stopping as soon as nobody is idle
-            }
+            scheduler.signalWork(got); // GQ: at most one wake per accepted task, stopping when nobody is idle
             i += got;
             done += got;
         }
@@ -321,7 +326,7 @@ public final class PoolCore {
         }
         long entry = publish(idx, task, null, flags, true);
         enqueue(entry);
-        parking.wakeOne();
+        scheduler.signalWork(1);
         return entry;
     }
 
@@ -367,7 +372,7 @@ public final class PoolCore {
                 counters.addRejected(1);
                 throw shutdownRejection();
             }
-            long e = inject.tryPop();
+            long e = scheduler.next(self);
             if (e != QueueEntry.EMPTY) {
                 runEntry(self, e);
                 giveUp = System.nanoTime() + 10_000_000L;
@@ -383,16 +388,16 @@ public final class PoolCore {
 
     /** Pushes an accepted entry; the ring only fills up when cancelled entries linger in it. */
     private void enqueue(long entry) {
-        if (!inject.tryPush(entry)) {
+        if (!scheduler.tryEnqueue(currentWorker(), entry)) {
             waitForRingRoom(entry);
         }
     }
 
     private void waitForRingRoom(long entry) {
         WorkerThread self = currentWorker();
-        for (int spins = 0; !inject.tryPush(entry); spins++) {
+        for (int spins = 0; !scheduler.tryEnqueue(self, entry); spins++) {
             if (self != null) {
-                long e = inject.tryPop(); // help: make room by running (or dropping) the oldest entry
+                long e = scheduler.next(self); // help: make room by running (or dropping) the oldest entry
                 if (e != QueueEntry.EMPTY) {
                     runEntry(self, e);
                     continue;
@@ -433,7 +438,7 @@ public final class PoolCore {
 
     void workerMain(WorkerThread self) {
         for (;;) {
-            long e = inject.tryPop();
+            long e = scheduler.next(self);
             if (e != QueueEntry.EMPTY) {
                 runEntry(self, e);
                 continue;
@@ -450,12 +455,17 @@ public final class PoolCore {
      */
     private boolean idle(WorkerThread self) {
         final int i = self.index;
+        // Counted as searching from here until after the announcement (or until work shows up): the
+        // WORK_STEALING wake rule relies on it (WakeCoalescer); GLOBAL_QUEUE ignores it.
+        scheduler.searching(i, true);
         if (idleStrategy == IdleStrategy.BUSY_SPIN) {
             for (;;) {
-                if (!inject.isEmpty()) {
+                if (scheduler.hasWork(i)) {
+                    scheduler.searching(i, false);
                     return true;
                 }
                 if (stopWorkers) {
+                    scheduler.searching(i, false);
                     return false;
                 }
                 Thread.onSpinWait();
@@ -465,7 +475,8 @@ public final class PoolCore {
             long until = System.nanoTime() + spinBeforeParkNanos;
             do {
                 for (int k = 0; k < 64; k++) {
-                    if (!inject.isEmpty()) {
+                    if (scheduler.hasWork(i)) {
+                        scheduler.searching(i, false);
                         return true;
                     }
                     Thread.onSpinWait();
@@ -473,15 +484,17 @@ public final class PoolCore {
             } while (System.nanoTime() - until < 0 && !stopWorkers);
         } else {
             for (int k = 0; k < PARK_SPINS; k++) {
-                if (!inject.isEmpty()) {
+                if (scheduler.hasWork(i)) {
+                    scheduler.searching(i, false);
                     return true;
                 }
                 Thread.onSpinWait();
             }
         }
         parking.announce(i); // step 1 of the handshake (ParkingLot)
-        // step 2: seq_cst loads of the ring's tail and of the stop flag, after the announcement
-        if (!inject.isEmpty() || stopWorkers) {
+        scheduler.searching(i, false); // after the announcement: see WakeCoalescer, "Why no submit is lost"
+        // step 2: seq_cst loads of every queue this worker can take from and of the stop flag
+        if (scheduler.hasWork(i) || stopWorkers) {
             parking.retract(i);
             return !stopWorkers;
         }
@@ -649,7 +662,7 @@ public final class PoolCore {
                         // A worker that blocked here could starve the very task it waits for (think of a
                         // one-worker pool): help by running queued work, and block only briefly between
                         // looks, since the awaited task may be running on another worker.
-                        long e = inject.tryPop();
+                        long e = scheduler.next(self);
                         if (e != QueueEntry.EMPTY) {
                             runEntry(self, e);
                             continue;
@@ -785,7 +798,7 @@ public final class PoolCore {
     /** CANCEL_PENDING: pops every entry and cancels what is still queued; workers may race us per entry. */
     private void sweepQueued() {
         long e;
-        while ((e = inject.tryPop()) != QueueEntry.EMPTY) {
+        while ((e = scheduler.drainOne()) != QueueEntry.EMPTY) {
             int idx = QueueEntry.idx(e);
             int gen = QueueEntry.gen(e);
             if (!table.tryCancel(idx, gen, false)) {
@@ -829,6 +842,7 @@ public final class PoolCore {
                     s.wake();
                 }
             }
+            scheduler.close(); // frees the grown Chase-Lev arrays, if any, before the arena goes
             memory.close();
             long[] t = memory.totals();
             finalStats = new PoolStats(last.submitted(), last.started(), last.completed(), last.cancelled(),
@@ -885,6 +899,7 @@ public final class PoolCore {
         long[] released = new long[n];
         long[] parks = new long[n];
         long[] wakeups = new long[n];
+        long sumSteals = 0, sumStealFailures = 0;
         for (int w = 0; w < n; w++) {
             completed[w] = counters.get(w, PoolCounters.COMPLETED);
             failed[w] = counters.get(w, PoolCounters.FAILED);
@@ -896,6 +911,8 @@ public final class PoolCore {
             released[w] = counters.get(w, PoolCounters.RELEASED);
             parks[w] = counters.get(w, PoolCounters.PARKS);
             wakeups[w] = counters.get(w, PoolCounters.WAKEUPS);
+            sumSteals += counters.get(w, PoolCounters.STEALS);
+            sumStealFailures += counters.get(w, PoolCounters.STEAL_FAILURES);
         }
         long releasedOther = counters.releasedOther();
         long rejected = counters.rejected();
@@ -932,7 +949,7 @@ public final class PoolCore {
             prevFinished = finished;
         }
         return new PoolStats(submitted, sumStarted, sumCompleted, cancelled, sumFailed, rejected, queued, active,
-                descLive, mem[0], mem[1], mem[0] - mem[1], mem[2], sumParks, sumWakeups, 0L, 0L, sumInline,
+                descLive, mem[0], mem[1], mem[0] - mem[1], mem[2], sumParks, sumWakeups, sumSteals, sumStealFailures, sumInline,
                 Long.bitCount(idle), per, skew);
     }
 

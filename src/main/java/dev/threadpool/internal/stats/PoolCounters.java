@@ -44,6 +44,9 @@ public final class PoolCounters {
     public static final long PARKS = 40;
     public static final long WAKEUPS = 48;
     public static final long SPURIOUS_WAKEUPS = 56;
+    /** WORK_STEALING: successful steals (peer local queue or LIFO slot) and victims tried in vain. */
+    public static final long STEALS = 64;
+    public static final long STEAL_FAILURES = 72;
     public static final long WORKER_BLOCK_LENGTH = CacheLine.PAD;
 
     /** The admission bit of the SUBMITTED word: set once shutdown begins; the low 63 bits count tasks. */
@@ -110,6 +113,13 @@ public final class PoolCounters {
     /** Owner-only increment of {@code field} in worker {@code w}'s block: plain read, release store. */
     public void increment(int w, long field) {
         Mem.incrementOwnedRelease(seg, WORKER_BLOCKS_OFFSET + WORKER_BLOCK_LENGTH * w + field);
+    }
+
+    /** Owner-only add of {@code n} (plain read, release store, as {@link #increment}). */
+    public void add(int w, long field, long n) {
+        long off = WORKER_BLOCKS_OFFSET + WORKER_BLOCK_LENGTH * w + field;
+        // plain read of our own word, release store: pairs with get()'s acquire.
+        Mem.setLongRelease(seg, off, Mem.getLongPlain(seg, off) + n);
     }
 
     public long get(int w, long field) {

@@ -1,0 +1,126 @@
+package dev.threadpool.jcstress;
+
+import dev.threadpool.internal.memory.PoolMemory;
+import dev.threadpool.internal.queue.BoundedRing;
+import dev.threadpool.internal.queue.LifoSlot;
+import dev.threadpool.internal.queue.QueueEntry;
+import dev.threadpool.internal.queue.RingQueue;
+import dev.threadpool.internal.scheduler.ParkingLot;
+import dev.threadpool.internal.scheduler.WakeCoalescer;
+import java.lang.invoke.VarHandle;
+import org.openjdk.jcstress.annotations.Actor;
+import org.openjdk.jcstress.annotations.Description;
+import org.openjdk.jcstress.annotations.Expect;
+import org.openjdk.jcstress.annotations.JCStressTest;
+import org.openjdk.jcstress.annotations.Outcome;
+import org.openjdk.jcstress.annotations.State;
+import org.openjdk.jcstress.infra.results.II_Result;
+
+/**
+ * Submit vs park in the WORK_STEALING topology, on the real primitives and the real {@link WakeCoalescer}
+ * rule. The worker starts counted as searching (it has just found its queues empty); it announces, stops
+ * searching, then re-checks. The submitter publishes into a peer's local queue, a LIFO slot or the inject
+ * ring, then runs the coalesced wake. r1 = the submitter woke the worker, r2 = the re-check saw the entry.
+ * "0, 0" is a lost wakeup: the worker parks with the entry queued and nobody wakes it.
+ */
+public final class WorkStealingParkTest {
+    private WorkStealingParkTest() {}
+
+    /** Shared set-up: one worker, searching, with a wake batch so large that a coalesced submit never wakes. */
+    abstract static class Base {
+        final PoolMemory m = PoolMemory.createGcManaged();
+        final ParkingLot parking = new ParkingLot(m, 1);
+        final WakeCoalescer wake = new WakeCoalescer(m, parking, 1 << 12);
+
+        Base() {
+            parking.register(0, new Thread(() -> { })); // never started: unpark is a no-op
+            wake.beginSearch();
+        }
+
+        abstract boolean visible();
+
+        void park(II_Result r) {
+            parking.announce(0);
+            wake.endSearch(); // after the announcement (WakeCoalescer, "Why no submit is lost")
+            r.r2 = visible() ? 1 : 0;
+        }
+    }
+
+    @JCStressTest
+    @Description("local-queue push (release) + full fence + coalesced wake vs announce, stop searching, re-check")
+    @Outcome(id = {"1, 1", "1, 0", "0, 1"}, expect = Expect.ACCEPTABLE, desc = "woken, or saw the entry, or both")
+    @Outcome(id = "0, 0", expect = Expect.FORBIDDEN, desc = "lost wakeup")
+    @State
+    public static class LocalPushVsPark extends Base {
+        final RingQueue local = new RingQueue(m, "local 1", 2);
+
+        @Override
+        boolean visible() {
+            return local.size() > 0; // volatile loads of head and tail
+        }
+
+        @Actor
+        public void submitter(II_Result r) {
+            local.tryPush(1);
+            VarHandle.fullFence(); // as WorkStealingScheduler.signalWork
+            r.r1 = wake.signalWork() ? 1 : 0;
+        }
+
+        @Actor
+        public void worker(II_Result r) {
+            park(r);
+        }
+    }
+
+    @JCStressTest
+    @Description("LIFO-slot put (getAndSet) + coalesced wake vs announce, stop searching, re-check")
+    @Outcome(id = {"1, 1", "1, 0", "0, 1"}, expect = Expect.ACCEPTABLE, desc = "woken, or saw the entry, or both")
+    @Outcome(id = "0, 0", expect = Expect.FORBIDDEN, desc = "lost wakeup")
+    @State
+    public static class LifoPutVsPark extends Base {
+        final LifoSlot lifo = new LifoSlot(m, "lifo", 2);
+
+        @Override
+        boolean visible() {
+            return lifo.peekVolatile(1) != QueueEntry.EMPTY;
+        }
+
+        @Actor
+        public void submitter(II_Result r) {
+            lifo.put(1, 1);
+            VarHandle.fullFence();
+            r.r1 = wake.signalWork() ? 1 : 0;
+        }
+
+        @Actor
+        public void worker(II_Result r) {
+            park(r);
+        }
+    }
+
+    @JCStressTest
+    @Description("inject push (CAS) + coalesced wake vs announce, stop searching, re-check")
+    @Outcome(id = {"1, 1", "1, 0", "0, 1"}, expect = Expect.ACCEPTABLE, desc = "woken, or saw the entry, or both")
+    @Outcome(id = "0, 0", expect = Expect.FORBIDDEN, desc = "lost wakeup")
+    @State
+    public static class InjectPushVsPark extends Base {
+        final BoundedRing inject = new BoundedRing(m, "inject", 2);
+
+        @Override
+        boolean visible() {
+            return !inject.isEmpty();
+        }
+
+        @Actor
+        public void submitter(II_Result r) {
+            inject.tryPush(1);
+            VarHandle.fullFence();
+            r.r1 = wake.signalWork() ? 1 : 0;
+        }
+
+        @Actor
+        public void worker(II_Result r) {
+            park(r);
+        }
+    }
+}
