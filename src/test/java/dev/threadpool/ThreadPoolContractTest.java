@@ -465,6 +465,45 @@ class ThreadPoolContractTest {
 
     @ParameterizedTest
     @MethodSource("variants")
+    void unboundedInlineRecursionIsRefusedNotAStackOverflow(PoolVariant v) throws Exception {
+        ThreadPool pool = ThreadPool.create(config(v).maxThreads(1).queueCapacity(2).build());
+        AtomicInteger depth = new AtomicInteger();
+        AtomicInteger refused = new AtomicInteger();
+        class Forever implements Runnable {
+            @Override
+            public void run() {
+                if (refused.get() > 0) {
+                    return; // stop growing once the pool has refused
+                }
+                depth.incrementAndGet();
+                for (int child = 0; child < 2; child++) { // the first fills the pool, the second runs inline
+                    try {
+                        pool.submit(new Forever());
+                    } catch (PoolBusyException e) {
+                        refused.incrementAndGet();
+                    }
+                }
+            }
+        }
+        CountDownLatch release = new CountDownLatch(1);
+        CountDownLatch running = new CountDownLatch(1);
+        pool.submit(() -> { running.countDown(); awaitQuietly(release); });
+        assertTrue(running.await(WAIT.toSeconds(), TimeUnit.SECONDS));
+        pool.submit(new Forever()); // runs once the blocker is released; its children nest inline
+        release.countDown();
+        eventually("the innermost submits were refused", () -> refused.get() > 0);
+        awaitQuiescent(pool); // the nested levels unwind (and submit their last children) before we close
+        pool.close();
+        assertClosedClean(pool);
+        PoolStats s = pool.statsSnapshot();
+        assertTrue(depth.get() > 1 && depth.get() <= 70, "nesting bounded: depth=" + depth.get());
+        assertEquals(refused.get(), s.rejected(), "each refusal counted once: " + s);
+        assertEquals(s.submitted(), s.completed(), () -> "every accepted level completed: " + s + " errors "
+                + pool.recentErrors());
+    }
+
+    @ParameterizedTest
+    @MethodSource("variants")
     void recursiveFanOutFarBeyondCapacityCompletes(PoolVariant v) throws Exception {
         try (ThreadPool pool = ThreadPool.create(config(v).queueCapacity(16).build())) {
             AtomicLong leaves = new AtomicLong();

@@ -80,6 +80,12 @@ public final class PoolCore {
 
     /** Bounded spin of the default PARK strategy before a worker announces itself idle. */
     private static final int PARK_SPINS = 64;
+    /**
+     * Most tasks one worker runs inline, nested, when it keeps submitting into a full pool. Beyond it the
+     * submit throws {@link PoolBusyException} instead of recursing: unbounded nesting would end in a
+     * StackOverflowError that could strike inside the pool's own bookkeeping after a task returns.
+     */
+    static final int MAX_INLINE_DEPTH = 64;
     /** Tasks accepted with one CAS and pushed with one ring claim by {@link #submitBatch}. */
     private static final int BATCH_CHUNK = 64;
     /** How long a helping awaiter blocks before it looks for queued work again. */
@@ -221,6 +227,12 @@ public final class PoolCore {
             if (idx < 0) {
                 WorkerThread self = currentWorker();
                 if (self != null && wait && deadline == Long.MAX_VALUE) {
+                    if (self.inlineDepth >= MAX_INLINE_DEPTH) {
+                        counters.addRejected(1);
+                        throw new PoolBusyException("pool full and " + MAX_INLINE_DEPTH + " tasks already run"
+                                + " inline on this worker, nested: refusing to recurse deeper (queueCapacity="
+                                + capacity + ")");
+                    }
                     runInline(self, task, group);
                     handedOver = true;
                     return true;
@@ -420,11 +432,16 @@ public final class PoolCore {
         counters.increment(w, PoolCounters.STARTED);
         counters.increment(w, PoolCounters.INLINE_RUNS);
         Throwable failure = null;
+        self.inlineDepth++;
         try {
             task.run(); // inline: the caller's interrupt status is the caller's business, left untouched
         } catch (Throwable t) {
             failure = t;
-            onFailure(task, t);
+        } finally {
+            self.inlineDepth--;
+        }
+        if (failure != null) {
+            onFailure(task, failure);
         }
         counters.increment(w, failure != null ? PoolCounters.FAILED : PoolCounters.COMPLETED);
         if (group != null) {

@@ -7,6 +7,8 @@ package dev.threadpool.internal.scheduler;
 public final class WorkerThread extends Thread {
     final PoolCore core;
     final int index;
+    /** How many tasks this worker is running inline, nested (owner-only; see PoolCore.MAX_INLINE_DEPTH). */
+    int inlineDepth;
 
     WorkerThread(PoolCore core, int index, String name, boolean daemon) {
         super(name);
