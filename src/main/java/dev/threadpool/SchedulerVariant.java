@@ -4,7 +4,7 @@ package dev.threadpool;
 public enum SchedulerVariant {
     /** One Vyukov MPMC ring shared by all workers: the simple, correctness-first baseline. */
     GLOBAL_QUEUE,
-    /** Inject ring plus per-worker LIFO slot and local queue with steal-half. Not yet available. */
+    /** Inject ring plus per-worker LIFO slot and local queue with steal-half over the non-empty bitmap. */
     WORK_STEALING,
     /** Work stealing plus a blocking lane, reserved workers and an overflow watchdog. Not yet available. */
     LANE_EXTENSION
