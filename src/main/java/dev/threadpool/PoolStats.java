@@ -16,7 +16,9 @@ import java.util.List;
  * @param completed       tasks that returned normally
  * @param cancelled       tasks cancelled before they started
  * @param failed          tasks that threw
- * @param rejected        submissions refused (pool full for a non-waiting call, or shutting down)
+ * @param rejected        submissions refused after they had started: the pool stayed full for a non-waiting or
+ *                        timed call, or shutdown began while they waited (a submit made after shutdown began
+ *                        is refused at once with {@link PoolShutdownException} and not counted)
  * @param queuedTasks     accepted, neither started nor cancelled: {@code submitted - started - cancelled}
  * @param activeTasks     running now: {@code started - completed - failed}
  * @param taskDescLive    descriptors in use (queued, running, or finished waitable tasks not yet awaited)

@@ -88,6 +88,8 @@ public final class PoolCore {
     static final int MAX_INLINE_DEPTH = 64;
     /** Tasks accepted with one CAS and pushed with one ring claim by {@link #submitBatch}. */
     private static final int BATCH_CHUNK = 64;
+    /** How long a worker needing a descriptor finds nothing queued before submitWaitable gives up. */
+    private static final long HELP_GIVE_UP_NANOS = 10_000_000L;
     /** How long a helping awaiter blocks before it looks for queued work again. */
     private static final long HELP_POLL_NANOS = 100_000L;
     /** Upper bound of one park of the shutdown waiter between two quiescence checks. */
@@ -207,6 +209,12 @@ public final class PoolCore {
         }
     }
 
+    /** Counts one refused submission and returns the exception that reports it. */
+    private PoolShutdownException rejectedByShutdown() {
+        counters.addRejected(1);
+        return shutdownRejection();
+    }
+
     private PoolShutdownException shutdownRejection() {
         return new PoolShutdownException(lifecycle == CLOSED ? "pool is closed" : "pool is shutting down");
     }
@@ -245,8 +253,7 @@ public final class PoolCore {
             }
             if (!counters.tryAccept(1)) {
                 table.unreserve(idx);
-                counters.addRejected(1);
-                throw shutdownRejection();
+                throw rejectedByShutdown();
             }
             handedOver = true;
             enqueue(publish(idx, task, group, flags, false));
@@ -333,8 +340,7 @@ public final class PoolCore {
         }
         if (!counters.tryAccept(1)) {
             table.unreserve(idx);
-            counters.addRejected(1);
-            throw shutdownRejection();
+            throw rejectedByShutdown();
         }
         long entry = publish(idx, task, null, flags, true);
         enqueue(entry);
@@ -359,8 +365,7 @@ public final class PoolCore {
                 return idx;
             }
             if (counters.admissionClosed()) {
-                counters.addRejected(1);
-                throw shutdownRejection();
+                throw rejectedByShutdown();
             }
             if (!space.await(descriptorFree, admissionClosed, deadline) && !counters.admissionClosed()) {
                 return -1; // deadline passed
@@ -374,20 +379,19 @@ public final class PoolCore {
      * waitable tasks nobody has awaited yet, and waiting could deadlock the pool: refuse.
      */
     private int acquireByHelping(WorkerThread self) {
-        long giveUp = System.nanoTime() + 10_000_000L; // 10 ms of nothing queued
+        long giveUp = System.nanoTime() + HELP_GIVE_UP_NANOS;
         for (;;) {
             int idx = table.acquire();
             if (idx >= 0) {
                 return idx;
             }
             if (counters.admissionClosed()) {
-                counters.addRejected(1);
-                throw shutdownRejection();
+                throw rejectedByShutdown();
             }
             long e = scheduler.next(self);
             if (e != QueueEntry.EMPTY) {
                 runEntry(self, e);
-                giveUp = System.nanoTime() + 10_000_000L;
+                giveUp = System.nanoTime() + HELP_GIVE_UP_NANOS;
             } else if (System.nanoTime() - giveUp > 0) {
                 counters.addRejected(1);
                 throw new PoolBusyException("queueCapacity=" + capacity + " descriptors are all running or"
@@ -425,8 +429,7 @@ public final class PoolCore {
 
     private void runInline(WorkerThread self, Runnable task, WaitGroup group) {
         if (!counters.tryAccept(1)) {
-            counters.addRejected(1);
-            throw shutdownRejection();
+            throw rejectedByShutdown();
         }
         int w = self.index;
         counters.increment(w, PoolCounters.STARTED);
