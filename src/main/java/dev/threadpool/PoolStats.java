@@ -33,6 +33,11 @@ import java.util.List;
  * @param inlineRuns      tasks a worker ran inline because the pool was full when it submitted them
  * @param parkedWorkers   workers parked (or about to park) at the moment of the snapshot
  * @param workers         per-worker counters
+ * @param stallsSeen      LANE_EXTENSION: default-lane tasks the watchdog saw running longer than
+ *                        {@code blockingPromotionTimeout} (each counted once); 0 in the other variants
+ * @param overflowSpawned LANE_EXTENSION: overflow workers the watchdog started
+ * @param overflowRetired LANE_EXTENSION: overflow workers that retired after being idle
+ * @param overflowLive    overflow workers alive now: {@code overflowSpawned - overflowRetired}
  * @param accountingSkewDetected true when the counters broke an invariant in this snapshot and the one
  *                        before it (e.g. descriptors live with no task outstanding), which points at a bug
  */
@@ -57,6 +62,10 @@ public record PoolStats(
         long inlineRuns,
         int parkedWorkers,
         List<WorkerStats> workers,
+        long stallsSeen,
+        long overflowSpawned,
+        long overflowRetired,
+        long overflowLive,
         boolean accountingSkewDetected) {
 
     public PoolStats {

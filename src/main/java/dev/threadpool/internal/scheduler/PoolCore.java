@@ -868,7 +868,8 @@ public final class PoolCore {
             finalStats = new PoolStats(last.submitted(), last.started(), last.completed(), last.cancelled(),
                     last.failed(), last.rejected(), last.queuedTasks(), last.activeTasks(), last.taskDescLive(),
                     t[0], t[1], t[0] - t[1], t[2], last.parks(), last.wakeups(), last.steals(),
-                    last.stealFailures(), last.inlineRuns(), 0, last.workers(), last.accountingSkewDetected());
+                    last.stealFailures(), last.inlineRuns(), 0, last.workers(), last.stallsSeen(),
+                    last.overflowSpawned(), last.overflowRetired(), 0, last.accountingSkewDetected());
         }
     }
 
@@ -936,6 +937,9 @@ public final class PoolCore {
         }
         long releasedOther = counters.releasedOther();
         long rejected = counters.rejected();
+        long stalls = counters.stallsSeen();
+        long overflowRetired = counters.overflowRetired(); // before spawned: overflowLive is never negative
+        long overflowSpawned = counters.overflowSpawned();
         long idle = parking.idleMask();
         long submitted = counters.submitted();
 
@@ -970,7 +974,8 @@ public final class PoolCore {
         }
         return new PoolStats(submitted, sumStarted, sumCompleted, cancelled, sumFailed, rejected, queued, active,
                 descLive, mem[0], mem[1], mem[0] - mem[1], mem[2], sumParks, sumWakeups, sumSteals, sumStealFailures, sumInline,
-                Long.bitCount(idle), per, skew);
+                Long.bitCount(idle), per, stalls, overflowSpawned, overflowRetired, overflowSpawned - overflowRetired,
+                skew);
     }
 
     /** Recent task failures, oldest first, bounded by {@code recentErrorCapacity}. */
@@ -999,6 +1004,14 @@ public final class PoolCore {
     }
 
     int workerCount() {
+        return workerCount;
+    }
+
+    /**
+     * Worker indices this pool may ever use: the size of every per-worker array and counter block.
+     * {@code maxThreads} today; LANE_EXTENSION adds its overflow workers here (at most 64 in all).
+     */
+    public int workerSlots() {
         return workerCount;
     }
 }

@@ -22,7 +22,8 @@ import java.lang.foreign.MemorySegment;
  * runs (each counter is incremented only after the event it counts and after the counters it follows).
  *
  * <pre>
- *   global block:   SUBMITTED @0 | (PAD) CANCELLED @0, REJECTED @8, RELEASED_OTHER @16
+ *   global block:   SUBMITTED @0 | (PAD) CANCELLED @0, REJECTED @8, RELEASED_OTHER @16,
+ *                   STALLS_SEEN @24, OVERFLOW_SPAWNED @32, OVERFLOW_RETIRED @40 (LANE_EXTENSION watchdog)
  *   worker block i at WORKER_BLOCKS_OFFSET + i * WORKER_BLOCK_LENGTH (one PAD line each):
  *     STARTED @0  COMPLETED @8  FAILED @16  RELEASED @24  INLINE_RUNS @32  PARKS @40  WAKEUPS @48
  *     SPURIOUS_WAKEUPS @56
@@ -34,6 +35,10 @@ public final class PoolCounters {
     public static final long CANCELLED_OFFSET = CacheLine.PAD;
     public static final long REJECTED_OFFSET = CacheLine.PAD + 8;
     public static final long RELEASED_OTHER_OFFSET = CacheLine.PAD + 16;
+    /** LANE_EXTENSION watchdog: long-running default-lane tasks seen, overflow workers spawned / retired. */
+    public static final long STALLS_SEEN_OFFSET = CacheLine.PAD + 24;
+    public static final long OVERFLOW_SPAWNED_OFFSET = CacheLine.PAD + 32;
+    public static final long OVERFLOW_RETIRED_OFFSET = CacheLine.PAD + 40;
     public static final long WORKER_BLOCKS_OFFSET = 2L * CacheLine.PAD;
 
     public static final long STARTED = 0;
@@ -107,6 +112,12 @@ public final class PoolCounters {
     public long cancelled() { return Mem.getLongAcquire(seg, CANCELLED_OFFSET); }
     public long rejected() { return Mem.getLongAcquire(seg, REJECTED_OFFSET); }
     public long releasedOther() { return Mem.getLongAcquire(seg, RELEASED_OTHER_OFFSET); }
+    public void addStallsSeen(long n) { Mem.getAndAddLong(seg, STALLS_SEEN_OFFSET, n); }
+    public void addOverflowSpawned(long n) { Mem.getAndAddLong(seg, OVERFLOW_SPAWNED_OFFSET, n); }
+    public void addOverflowRetired(long n) { Mem.getAndAddLong(seg, OVERFLOW_RETIRED_OFFSET, n); }
+    public long stallsSeen() { return Mem.getLongAcquire(seg, STALLS_SEEN_OFFSET); }
+    public long overflowSpawned() { return Mem.getLongAcquire(seg, OVERFLOW_SPAWNED_OFFSET); }
+    public long overflowRetired() { return Mem.getLongAcquire(seg, OVERFLOW_RETIRED_OFFSET); }
 
     // ---- per-worker, single writer ----------------------------------------------------------------------
 
