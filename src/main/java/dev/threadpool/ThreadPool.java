@@ -7,6 +7,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.RejectedExecutionException;
 
 /**
  * A fixed-capacity thread pool whose state lives off-heap in one arena, with exact memory accounting.
@@ -41,6 +44,10 @@ import java.util.Objects;
  */
 public final class ThreadPool implements AutoCloseable {
     private final PoolCore core;
+    /** The {@link #asExecutor()} view: made once, so handing it around allocates nothing. */
+    private final Executor executor = this::executeDetached;
+    /** The {@link #asExecutorService()} view, made on first use (it installs a sweep hook in the core). */
+    private volatile PoolExecutorService executorService;
 
     private ThreadPool(PoolCore core) {
         this.core = core;
@@ -174,6 +181,47 @@ public final class ThreadPool implements AutoCloseable {
             return core.submitWaitable(task, flags);
         } catch (IllegalStateException e) {
             throw submitFailure(e);
+        }
+    }
+
+    // ---- java.util.concurrent interop --------------------------------------------------------------------
+
+    /**
+     * This pool as a plain {@link Executor}: {@code execute(task)} is a detached {@link #submit(Runnable)}
+     * (waits while full, allocates nothing). Always the same instance. {@code execute} throws
+     * {@link java.util.concurrent.RejectedExecutionException} (a {@link PoolShutdownException}) once shutdown
+     * has begun, and {@link NullPointerException} for a null task. Works with
+     * {@code CompletableFuture.runAsync(task, pool.asExecutor())}.
+     */
+    public Executor asExecutor() {
+        return executor;
+    }
+
+    /**
+     * This pool as a full {@link ExecutorService} (futures, {@code invokeAll}/{@code invokeAny}, the
+     * shutdown methods mapped onto {@link ShutdownMode}); always the same instance. Its {@code shutdown()} and
+     * {@code shutdownNow()} shut this pool down without waiting, its {@code close()} closes this pool. See
+     * the class documentation of {@code PoolExecutorService} (docs/EXECUTOR.md) for the exact mapping.
+     */
+    public ExecutorService asExecutorService() {
+        PoolExecutorService es = executorService;
+        if (es == null) {
+            synchronized (this) {
+                es = executorService;
+                if (es == null) {
+                    es = new PoolExecutorService(this, core);
+                    executorService = es;
+                }
+            }
+        }
+        return es;
+    }
+
+    private void executeDetached(Runnable task) {
+        try {
+            submit(task);
+        } catch (PoolBusyException busy) {
+            throw new RejectedExecutionException(busy.getMessage(), busy);
         }
     }
 

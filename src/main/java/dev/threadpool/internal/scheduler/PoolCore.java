@@ -25,6 +25,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 
 /**
  * The engine behind {@link dev.threadpool.ThreadPool}: submit pipeline, worker loop, awaiting, shutdown and
@@ -100,6 +101,8 @@ public final class PoolCore {
     private volatile boolean stopWorkers;
     private volatile long acceptedAtClose = -1;
     private volatile PoolStats finalStats;
+    /** Receives the tasks a CANCEL_PENDING sweep cancels (the ExecutorService view's shutdownNow list). */
+    private volatile Consumer<Runnable> sweptSink;
     private final Object closeLock = new Object();
 
     // ---- configuration, constant after construction -----------------------------------------------------
@@ -763,13 +766,7 @@ public final class PoolCore {
                     + " call it from another thread");
         }
         final long deadline = nanos == Long.MAX_VALUE ? Long.MAX_VALUE : System.nanoTime() + nanos;
-        if (mode == ShutdownMode.CANCEL_PENDING) {
-            cancelRequested = true;
-        }
-        if (LIFECYCLE.compareAndSet(this, RUNNING, SHUTTING_DOWN)) {
-            acceptedAtClose = counters.closeAdmission(); // from here on every submit is refused
-            space.signalAll(); // submitters waiting for space re-check admission and give up
-        }
+        closeAdmission(mode);
         if (lifecycle >= TERMINATED) {
             return true;
         }
@@ -811,6 +808,49 @@ public final class PoolCore {
         return true;
     }
 
+    /**
+     * The non-blocking first half of {@link #shutdown}: refuses submissions from now on (a later CANCEL_PENDING
+     * upgrades an earlier DRAIN). Safe from any thread, a worker of this pool included. Someone must still call
+     * {@link #shutdown} to let the workers stop and reach TERMINATED.
+     */
+    public void closeAdmission(ShutdownMode mode) {
+        if (mode == ShutdownMode.CANCEL_PENDING) {
+            cancelRequested = true;
+        }
+        if (LIFECYCLE.compareAndSet(this, RUNNING, SHUTTING_DOWN)) {
+            acceptedAtClose = counters.closeAdmission(); // from here on every submit is refused
+            space.signalAll(); // submitters waiting for space re-check admission and give up
+        }
+    }
+
+    /**
+     * Installs the receiver of every task a CANCEL_PENDING sweep cancels (called on the sweeping thread, once
+     * per task, after the task's accounting). Set once, before shutdown; null for none.
+     */
+    public void onSweptTask(Consumer<Runnable> sink) {
+        this.sweptSink = sink;
+    }
+
+    /**
+     * CANCEL_PENDING without waiting: closes admission and sweeps what is queued now, from the calling thread
+     * (which may be one of this pool's workers). Entries whose submit is still between acceptance and push are
+     * swept by the next {@link #shutdown} call.
+     */
+    public void cancelQueuedNow() {
+        closeAdmission(ShutdownMode.CANCEL_PENDING);
+        sweepQueued();
+    }
+
+    /**
+     * Interrupts every worker (best effort, for {@code ExecutorService.shutdownNow}): a running task sees the
+     * interrupt; a worker between tasks clears it before its next task (see runEntry), an idle one re-parks.
+     */
+    public void interruptWorkers() {
+        for (WorkerThread w : workers) {
+            w.interrupt();
+        }
+    }
+
     private long finishedOrCancelled() {
         return counters.sum(PoolCounters.COMPLETED) + counters.sum(PoolCounters.FAILED) + counters.cancelled();
     }
@@ -827,6 +867,7 @@ public final class PoolCore {
             }
             boolean waitable = DescriptorTable.waitable(table.ctlAcquire(idx));
             WaitGroup group = groups[idx];
+            Runnable task = tasks[idx];
             tasks[idx] = null;
             groups[idx] = null;
             if (waitable) {
@@ -839,6 +880,10 @@ public final class PoolCore {
             }
             if (group != null) {
                 group.done();
+            }
+            Consumer<Runnable> sink = sweptSink;
+            if (sink != null && task != null) {
+                sink.accept(task);
             }
         }
     }
