@@ -5,5 +5,8 @@
  * {@code --enable-native-access=ALL-UNNAMED} (class path); see the README.
  */
 module dev.threadpool {
+    // JDK Flight Recorder events (dev.threadpool.internal.jfr); they cost nothing while no recording runs.
+    requires jdk.jfr;
+
     exports dev.threadpool;
 }

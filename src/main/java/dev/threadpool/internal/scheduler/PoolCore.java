@@ -14,6 +14,7 @@ import dev.threadpool.TaskFailedException;
 import dev.threadpool.TimestampMode;
 import dev.threadpool.WaitGroup;
 import dev.threadpool.WorkerStats;
+import dev.threadpool.internal.jfr.PoolEvents;
 import dev.threadpool.internal.memory.PoolMemory;
 import dev.threadpool.internal.queue.BoundedRing;
 import dev.threadpool.internal.queue.QueueEntry;
@@ -23,6 +24,7 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
@@ -103,6 +105,10 @@ public final class PoolCore {
     private volatile PoolStats finalStats;
     /** Receives the tasks a CANCEL_PENDING sweep cancels (the ExecutorService view's shutdownNow list). */
     private volatile Consumer<Runnable> sweptSink;
+    /** Shutdown phases emitted so far (JFR ShutdownPhase): phase p is emitted by whoever moves p to p+1. */
+    private final AtomicInteger shutdownPhases = new AtomicInteger();
+    /** This pool's periodic JFR PoolStats hook; null without a Flight Recorder. Removed at close. */
+    private final AutoCloseable jfrStatsHook;
     private final Object closeLock = new Object();
 
     // ---- configuration, constant after construction -----------------------------------------------------
@@ -186,6 +192,7 @@ public final class PoolCore {
         for (WorkerThread w : workers) {
             w.start();
         }
+        this.jfrStatsHook = PoolEvents.registerPeriodicStats(config.threadNamePrefix(), this::statsSnapshot);
     }
 
     public PoolConfig config() {
@@ -555,6 +562,9 @@ public final class PoolCore {
         if (timestamps) {
             table.setEndNanos(idx, System.nanoTime());
         }
+        if (timestamps && --self.latencySampleCountdown <= 0) { // owner-only field; the slot is still ours
+            sampleLatency(self, idx);
+        }
         tasks[idx] = null;
         groups[idx] = null;
         if (failure != null) {
@@ -578,6 +588,16 @@ public final class PoolCore {
             } catch (RuntimeException misuse) {
                 errors.record(misuse); // the user drove the group negative; contain it
             }
+        }
+    }
+
+    /** JFR TaskLatency for one task in {@link PoolEvents#LATENCY_SAMPLE_EVERY} (TimestampMode.FULL only). */
+    private void sampleLatency(WorkerThread self, int idx) {
+        self.latencySampleCountdown = PoolEvents.LATENCY_SAMPLE_EVERY;
+        if (PoolEvents.taskLatencyEnabled()) {
+            long started = table.startNanos(idx);
+            PoolEvents.taskLatency(config.threadNamePrefix(), self.index, started - table.submitNanos(idx),
+                    table.endNanos(idx) - started);
         }
     }
 
@@ -792,6 +812,7 @@ public final class PoolCore {
             LockSupport.parkNanos(this, Math.min(remaining, pollNanos));
             pollNanos = Math.min(pollNanos * 2, SHUTDOWN_POLL_NANOS);
         }
+        shutdownPhase(PoolEvents.Phase.TASKS_ENDED, mode, accepted);
         stopWorkers = true;
         parking.wakeAll(); // after the volatile store: each worker re-checks stopWorkers after waking
         for (WorkerThread w : workers) {
@@ -804,6 +825,7 @@ public final class PoolCore {
                 return false;
             }
         }
+        shutdownPhase(PoolEvents.Phase.WORKERS_JOINED, mode, accepted); // before TERMINATED: see shutdownPhase
         LIFECYCLE.compareAndSet(this, SHUTTING_DOWN, TERMINATED);
         return true;
     }
@@ -818,7 +840,10 @@ public final class PoolCore {
             cancelRequested = true;
         }
         if (LIFECYCLE.compareAndSet(this, RUNNING, SHUTTING_DOWN)) {
-            acceptedAtClose = counters.closeAdmission(); // from here on every submit is refused
+            shutdownPhase(PoolEvents.Phase.BEGIN, mode, -1);
+            long accepted = counters.closeAdmission(); // from here on every submit is refused
+            shutdownPhase(PoolEvents.Phase.ADMISSION_CLOSED, mode, accepted); // before others can read it
+            acceptedAtClose = accepted;
             space.signalAll(); // submitters waiting for space re-check admission and give up
         }
     }
@@ -849,6 +874,29 @@ public final class PoolCore {
         for (WorkerThread w : workers) {
             w.interrupt();
         }
+    }
+
+    private void closeJfrHook() {
+        try {
+            jfrStatsHook.close();
+        } catch (Exception e) {
+            errors.record(e); // JFR bookkeeping must never fail a close; keep it visible
+        }
+    }
+
+    /**
+     * Emits JFR ShutdownPhase {@code p} if nobody has yet; phases are strictly ordered because every thread
+     * tries each phase before the next one (and ADMISSION_CLOSED before anyone can read {@code accepted}).
+     */
+    private void shutdownPhase(PoolEvents.Phase p, ShutdownMode mode, long accepted) {
+        if (!shutdownPhases.compareAndSet(p.ordinal(), p.ordinal() + 1)) {
+            return;
+        }
+        boolean counts = p.ordinal() >= PoolEvents.Phase.TASKS_ENDED.ordinal();
+        String m = cancelRequested ? ShutdownMode.CANCEL_PENDING.name() : mode.name();
+        PoolEvents.shutdownPhase(config.threadNamePrefix(), p, m, accepted,
+                counts ? counters.sum(PoolCounters.COMPLETED) + counters.sum(PoolCounters.FAILED) : -1,
+                counts ? counters.cancelled() : -1, -1);
     }
 
     private long finishedOrCancelled() {
@@ -910,6 +958,13 @@ public final class PoolCore {
             scheduler.close(); // frees the grown Chase-Lev arrays, if any, before the arena goes
             memory.close();
             long[] t = memory.totals();
+            closeJfrHook();
+            if (shutdownPhases.compareAndSet(PoolEvents.Phase.ARENA_CLOSED.ordinal(),
+                    PoolEvents.Phase.ARENA_CLOSED.ordinal() + 1)) {
+                PoolEvents.shutdownPhase(config.threadNamePrefix(), PoolEvents.Phase.ARENA_CLOSED,
+                        cancelRequested ? "CANCEL_PENDING" : "DRAIN", acceptedAtClose, last.completed() + last.failed(),
+                        last.cancelled(), t[0] - t[1]);
+            }
             finalStats = new PoolStats(last.submitted(), last.started(), last.completed(), last.cancelled(),
                     last.failed(), last.rejected(), last.queuedTasks(), last.activeTasks(), last.taskDescLive(),
                     t[0], t[1], t[0] - t[1], t[2], last.parks(), last.wakeups(), last.steals(),

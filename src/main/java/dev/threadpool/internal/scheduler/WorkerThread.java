@@ -9,6 +9,8 @@ public final class WorkerThread extends Thread {
     final int index;
     /** How many tasks this worker is running inline, nested (owner-only; see PoolCore.MAX_INLINE_DEPTH). */
     int inlineDepth;
+    /** Tasks until the next JFR TaskLatency sample (owner-only; TimestampMode.FULL only). */
+    int latencySampleCountdown = 1;
 
     WorkerThread(PoolCore core, int index, String name, boolean daemon) {
         super(name);
