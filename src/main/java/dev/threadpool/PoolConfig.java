@@ -41,6 +41,7 @@ public final class PoolConfig {
     private final Duration blockingPromotionTimeout;
     private final Duration watchdogInterval;
     private final long workerScratchCapBytes;
+    private final int[] workerCpus;
 
     private PoolConfig(Builder b) {
         this.maxThreads = b.maxThreads;
@@ -64,6 +65,7 @@ public final class PoolConfig {
         this.blockingPromotionTimeout = b.blockingPromotionTimeout;
         this.watchdogInterval = b.watchdogInterval;
         this.workerScratchCapBytes = b.workerScratchCapBytes;
+        this.workerCpus = b.workerCpus.clone();
     }
 
     public static Builder builder() {
@@ -97,6 +99,8 @@ public final class PoolConfig {
     public Duration blockingPromotionTimeout() { return blockingPromotionTimeout; }
     public Duration watchdogInterval() { return watchdogInterval; }
     public long workerScratchCapBytes() { return workerScratchCapBytes; }
+    /** The CPU each worker is pinned to (worker i: {@code cpus[i % length]}); empty when pinning is off. */
+    public int[] workerCpus() { return workerCpus.clone(); }
 
     @Override
     public String toString() {
@@ -127,6 +131,7 @@ public final class PoolConfig {
         private Duration blockingPromotionTimeout = Duration.ofMillis(100);
         private Duration watchdogInterval = Duration.ofMillis(10);
         private long workerScratchCapBytes = 64 * 1024;
+        private int[] workerCpus = new int[0];
 
         private Builder() {}
 
@@ -168,6 +173,16 @@ public final class PoolConfig {
         public Builder watchdogInterval(Duration d) { this.watchdogInterval = d; return this; }
         /** Per-worker scratch buffer cap in bytes, 0..1 GiB (0 disables scratch). Default 64 KiB. */
         public Builder workerScratchCapBytes(long n) { this.workerScratchCapBytes = n; return this; }
+        /**
+         * (Linux) Pins worker {@code i} to CPU {@code cpus[i % cpus.length]} when it starts; no arguments turn
+         * pinning off (the default). Ids in [0, 1023] here; {@code ThreadPool.create} also checks that each is a
+         * CPU this process may run on ({@link IllegalArgumentException}) and that the OS supports pinning
+         * ({@link UnsupportedOperationException} elsewhere).
+         */
+        public Builder workerCpus(int... cpus) {
+            this.workerCpus = Objects.requireNonNull(cpus, "workerCpus must not be null").clone();
+            return this;
+        }
 
         /**
          * Validates and builds.
@@ -201,6 +216,12 @@ public final class PoolConfig {
             range("maxOverflowWorkers", maxOverflowWorkers, 0, MAX_THREADS - maxThreads);
             duration("blockingPromotionTimeout", blockingPromotionTimeout, Duration.ofNanos(1), Duration.ofHours(1));
             duration("watchdogInterval", watchdogInterval, Duration.ofMillis(1), Duration.ofHours(1));
+            for (int i = 0; i < workerCpus.length; i++) {
+                if (workerCpus[i] < 0 || workerCpus[i] > 1023) {
+                    throw new IllegalArgumentException("workerCpus[" + i + "] must be a CPU id in [0, 1023]: "
+                            + "workerCpus[" + i + "]=" + workerCpus[i]);
+                }
+            }
             if (workerScratchCapBytes < 0 || workerScratchCapBytes > (1L << 30)) {
                 throw new IllegalArgumentException("workerScratchCapBytes must be in [0, 1073741824]: "
                         + "workerScratchCapBytes=" + workerScratchCapBytes);

@@ -16,6 +16,7 @@ import dev.threadpool.WaitGroup;
 import dev.threadpool.WorkerStats;
 import dev.threadpool.internal.jfr.PoolEvents;
 import dev.threadpool.internal.memory.PoolMemory;
+import dev.threadpool.internal.os.Affinity;
 import dev.threadpool.internal.queue.BoundedRing;
 import dev.threadpool.internal.queue.QueueEntry;
 import dev.threadpool.internal.stats.PoolCounters;
@@ -158,6 +159,10 @@ public final class PoolCore {
         this.idleStrategy = config.idleStrategy();
         this.spinBeforeParkNanos = config.spinBeforePark().toNanos();
         this.errorHandler = config.errorHandler();
+        int[] cpus = config.workerCpus();
+        if (cpus.length > 0) {
+            Affinity.checkUsable(cpus); // before anything is allocated: a refused config leaves nothing behind
+        }
 
         this.memory = PoolMemory.create();
         try {
@@ -185,6 +190,7 @@ public final class PoolCore {
         this.workers = new WorkerThread[workerCount];
         for (int i = 0; i < workerCount; i++) {
             WorkerThread w = new WorkerThread(this, i, config.threadNamePrefix() + i, config.daemon());
+            w.cpu = cpus.length > 0 ? cpus[i % cpus.length] : -1;
             workers[i] = w;
             parking.register(i, w);
         }
@@ -874,6 +880,11 @@ public final class PoolCore {
         for (WorkerThread w : workers) {
             w.interrupt();
         }
+    }
+
+    /** A worker could not apply its start-up settings (CPU pinning); it runs on, and the failure is kept. */
+    void workerSetupFailed(Throwable t) {
+        errors.record(t);
     }
 
     private void closeJfrHook() {

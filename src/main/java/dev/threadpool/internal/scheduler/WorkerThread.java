@@ -1,5 +1,7 @@
 package dev.threadpool.internal.scheduler;
 
+import dev.threadpool.internal.os.Affinity;
+
 /**
  * A pool worker. Being a subclass lets the submit path recognise "called from one of my workers" with one
  * type check and one field compare, with no thread-local lookup.
@@ -9,6 +11,8 @@ public final class WorkerThread extends Thread {
     final int index;
     /** How many tasks this worker is running inline, nested (owner-only; see PoolCore.MAX_INLINE_DEPTH). */
     int inlineDepth;
+    /** The CPU to pin this worker to when it starts, or -1 (PoolConfig.workerCpus). Set before start. */
+    int cpu = -1;
     /** Tasks until the next JFR TaskLatency sample (owner-only; TimestampMode.FULL only). */
     int latencySampleCountdown = 1;
 
@@ -25,6 +29,13 @@ public final class WorkerThread extends Thread {
 
     @Override
     public void run() {
+        if (cpu >= 0) {
+            try {
+                Affinity.pinCurrentThread(cpu);
+            } catch (RuntimeException refused) {
+                core.workerSetupFailed(refused); // it runs unpinned; the failure is in recentErrors()
+            }
+        }
         core.workerMain(this);
     }
 }
