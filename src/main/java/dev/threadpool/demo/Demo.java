@@ -46,7 +46,8 @@ public final class Demo {
         ThreadPool pool = ThreadPool.create(config);
         try {
             printMemory("at create", pool);
-            ok &= flood(pool);
+            ok &= Progress.during("flood", () -> String.format(Locale.ROOT, "%,d tasks done",
+                    pool.statsSnapshot().completed()), () -> flood(pool));
             ok &= divideAndConquer(pool, threads);
             ok &= failureIsContained(pool);
             printStats(pool.statsSnapshot());
@@ -217,11 +218,10 @@ public final class Demo {
         System.out.printf(Locale.ROOT, "   %-14s %,14d   %-14s %,14d%n", "totalAlloc", s.totalAllocBytes(), "totalFree",
                 s.totalFreeBytes());
         System.out.println("   accountingSkewDetected " + s.accountingSkewDetected());
-        System.out.printf(Locale.ROOT, "   %-6s %12s %12s %8s %8s %8s%n", "worker", "started", "completed", "failed",
-                "parks", "wakeups");
+        Table perWorker = new Table("worker", "started", "completed", "failed", "parks", "wakeups");
         for (WorkerStats w : s.workers()) {
-            System.out.printf(Locale.ROOT, "   %-6d %,12d %,12d %,8d %,8d %,8d%n", w.index(), w.started(), w.completed(),
-                    w.failed(), w.parks(), w.wakeups());
+            perWorker.row(w.index(), w.started(), w.completed(), w.failed(), w.parks(), w.wakeups());
         }
+        System.out.print(perWorker.render("   "));
     }
 }
