@@ -55,8 +55,15 @@ class ExecutorServiceContractTest {
     }
 
     static ThreadPool pool(SchedulerVariant v) {
-        PoolConfig config = PoolConfig.builder().schedulerVariant(v).maxThreads(WORKERS).queueCapacity(64)
-                .daemon(true).threadNamePrefix("es-" + v + "-").build();
+        PoolConfig.Builder b = PoolConfig.builder().schedulerVariant(v).maxThreads(WORKERS).queueCapacity(64)
+                .daemon(true).threadNamePrefix("es-" + v + "-");
+        if (v == SchedulerVariant.LANE_EXTENSION) {
+            // WORKERS default-lane workers plus one blocking-lane worker; no overflow workers and no stall
+            // promotion, so "occupy every worker" means what it says in the tests below
+            b.maxThreads(WORKERS + 1).blockingWorkers(1).maxOverflowWorkers(0)
+                    .blockingPromotionTimeout(Duration.ofHours(1));
+        }
+        PoolConfig config = b.build();
         try {
             return ThreadPool.create(config);
         } catch (UnsupportedOperationException notYet) {
