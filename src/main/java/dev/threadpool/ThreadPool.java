@@ -201,7 +201,7 @@ public final class ThreadPool implements AutoCloseable {
      * This pool as a full {@link ExecutorService} (futures, {@code invokeAll}/{@code invokeAny}, the
      * shutdown methods mapped onto {@link ShutdownMode}); always the same instance. Its {@code shutdown()} and
      * {@code shutdownNow()} shut this pool down without waiting, its {@code close()} closes this pool. See
-     * the class documentation of {@code PoolExecutorService} (docs/EXECUTOR.md) for the exact mapping.
+     * docs/ECOSYSTEM.md for the exact mapping.
      */
     public ExecutorService asExecutorService() {
         PoolExecutorService es = executorService;
