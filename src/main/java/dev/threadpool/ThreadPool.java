@@ -213,9 +213,8 @@ public final class ThreadPool implements AutoCloseable {
         if (from == to) {
             return;
         }
-        core.ensureNotClosed();
         if (core.isShutdown()) {
-            throw new PoolShutdownException("pool is shutting down");
+            throw new PoolShutdownException(core.isClosed() ? "pool is closed" : "pool is shutting down");
         }
         try {
             ParallelFor.run(core, from, to, grain, body);
