@@ -64,7 +64,11 @@ public class FanoutBench {
     @Setup(Level.Trial)
     public void setUp() {
         int n = threads > 0 ? threads : Runtime.getRuntime().availableProcessors();
-        PoolConfig.Builder b = PoolConfig.builder().maxThreads(Math.min(n, 64)).queueCapacity(16384).daemon(true);
+        // A table that holds the whole tree (2^20 descriptors): with less, a submit into the full pool runs the
+        // child inline, and past MAX_INLINE_DEPTH nested inline runs it throws PoolBusyException (the node's
+        // subtree is then lost and tree() fails its count). That policy is measured elsewhere; here the
+        // schedulers are compared with room for every task.
+        PoolConfig.Builder b = PoolConfig.builder().maxThreads(Math.min(n, 64)).queueCapacity(1 << 20).daemon(true);
         switch (pool) {
             case "GLOBAL_QUEUE" -> ours = ThreadPool.create(b.schedulerVariant(SchedulerVariant.GLOBAL_QUEUE).build());
             case "WS_RING" -> ours = ThreadPool.create(b.schedulerVariant(SchedulerVariant.WORK_STEALING)

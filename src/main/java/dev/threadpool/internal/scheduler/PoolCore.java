@@ -471,14 +471,16 @@ public final class PoolCore {
      */
     boolean helpOnce() {
         final WorkerThread self = currentWorker();
-        if (self == null) {
-            return false;
+        if (self == null || self.inlineDepth >= MAX_INLINE_DEPTH) {
+            return false; // nested too deep already: the caller waits instead (bounded stack)
         }
         long e = scheduler.next(self);
         if (e == QueueEntry.EMPTY) {
             return false;
         }
-        runEntry(self, e);
+        self.inlineDepth++;
+        runEntry(self, e); // never throws
+        self.inlineDepth--;
         return true;
     }
 
@@ -585,10 +587,17 @@ public final class PoolCore {
     private void waitForRingRoom(long entry) {
         WorkerThread self = currentWorker();
         for (int spins = 0; !scheduler.tryEnqueue(self, entry); spins++) {
-            if (self != null) {
-                long e = scheduler.next(self); // help: make room by running (or dropping) the oldest entry
+            // Help (make room by running or dropping the oldest entry) only within the nesting bound: the helped
+            // task may submit into the same full ring and help again, and without the bound a fine-grained
+            // recursive workload nested thousands deep and overflowed the stack inside the pool's bookkeeping
+            // (seen with a million-task tree on GLOBAL_QUEUE: a push fails transiently while a consumer holds
+            // a claimed cell). Beyond it we only wait; room comes as other workers drain the ring.
+            if (self != null && self.inlineDepth < MAX_INLINE_DEPTH) {
+                long e = scheduler.next(self);
                 if (e != QueueEntry.EMPTY) {
-                    runEntry(self, e);
+                    self.inlineDepth++;
+                    runEntry(self, e); // never throws
+                    self.inlineDepth--;
                     continue;
                 }
             }
