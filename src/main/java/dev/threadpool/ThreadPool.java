@@ -262,7 +262,8 @@ public final class ThreadPool implements AutoCloseable {
     // ---- submitters ------------------------------------------------------------------------------------
 
     /**
-     * Registers a submitter (at most 64 live at once).
+     * Registers a submitter (at most 64 live at once): an entry point for one thread with its own descriptor
+     * cache and, on {@code WORK_STEALING}, its own queue that workers steal from (see {@link Submitter}).
      *
      * @throws PoolBusyException when 64 are already registered
      */
@@ -420,9 +421,11 @@ public final class ThreadPool implements AutoCloseable {
     }
 
     /**
-     * Gives back per-worker caches (scratch buffers). Only while quiescent.
+     * Gives back per-worker caches: every worker's cached free descriptors go back to the shared freelist
+     * (each worker flushes its own when it runs out of work; this waits, at most 5 s, until all have). Only
+     * while quiescent. Registered submitters keep their small caches until {@link Submitter#close()}.
      *
-     * @throws PoolBusyException if a task is queued or running
+     * @throws PoolBusyException if a task is queued or running, or a worker's cache did not empty in time
      */
     public void purgeWorkerCaches() {
         try {
