@@ -4,11 +4,17 @@ import java.util.Objects;
 
 /**
  * A registered submitting thread: its own entry point into a pool, from {@link ThreadPool#registerSubmitter()}.
- * At most 64 are live per pool. Use one from one thread at a time. {@link #close()} gives the registration
- * back (idempotent); nothing it submitted is lost.
+ * At most 64 are live per pool (the 65th registration throws {@link PoolBusyException}). Use one from one
+ * thread at a time (handing it to another thread needs a happens-before edge, as for any unshared object),
+ * and close it from that thread or after it. {@link #close()} gives the registration back (idempotent);
+ * nothing it submitted is lost, and the slot can then be registered again.
  *
- * <p>In {@code GLOBAL_QUEUE} a submitter feeds the shared ring, exactly like {@link ThreadPool#submit}; the
- * work-stealing variants give each submitter its own queue that workers steal from.
+ * <p>A submitter takes descriptors from its own small cache (refilled from the pool's freelist in batches,
+ * one CAS each; handed back on close), where {@code queueCapacity} can spare it. In {@code GLOBAL_QUEUE} it
+ * feeds the shared ring, exactly like {@link ThreadPool#submit}. In {@code WORK_STEALING} its tasks go to its
+ * own single-producer queue ({@code localQueueCapacity} entries) that workers steal from, or to the shared
+ * inject ring when that queue is full; on close what is still queued moves to the inject ring.
+ * Used from one of the pool's own workers, a submitter behaves like a plain submit from that worker.
  */
 public final class Submitter implements AutoCloseable {
     private final ThreadPool pool;
@@ -34,31 +40,31 @@ public final class Submitter implements AutoCloseable {
     /** As {@link ThreadPool#submit(Runnable)}. */
     public void submit(Runnable task) {
         ensureOpen();
-        pool.submit(task);
+        pool.submitFrom(slot, task, SubmitOptions.DEFAULT);
     }
 
     /** As {@link ThreadPool#submit(Runnable, SubmitOptions)}. */
     public void submit(Runnable task, SubmitOptions options) {
         ensureOpen();
-        pool.submit(task, options);
+        pool.submitFrom(slot, task, options);
     }
 
     /** As {@link ThreadPool#trySubmit(Runnable)}. */
     public boolean trySubmit(Runnable task) {
         ensureOpen();
-        return pool.trySubmit(task);
+        return pool.trySubmitFrom(slot, task);
     }
 
     /** As {@link ThreadPool#submitBatch(Runnable[], int, int)}. */
     public int submitBatch(Runnable[] tasks, int from, int to) {
         ensureOpen();
-        return pool.submitBatch(tasks, from, to);
+        return pool.submitBatchFrom(slot, tasks, from, to);
     }
 
     /** As {@link ThreadPool#submitWaitable(Runnable)}. */
     public long submitWaitable(Runnable task) {
         ensureOpen();
-        return pool.submitWaitable(Objects.requireNonNull(task, "task must not be null"));
+        return pool.submitWaitableFrom(slot, Objects.requireNonNull(task, "task must not be null"));
     }
 
     public boolean isClosed() {

@@ -2,6 +2,7 @@ package dev.threadpool;
 
 import dev.threadpool.internal.memory.PoolMemory;
 import dev.threadpool.internal.scheduler.DescriptorTable;
+import dev.threadpool.internal.scheduler.ParallelFor;
 import dev.threadpool.internal.scheduler.PoolCore;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -225,6 +226,51 @@ public final class ThreadPool implements AutoCloseable {
         }
     }
 
+    // ---- ranges ----------------------------------------------------------------------------------------
+
+    /**
+     * Runs {@code body.accept(i)} for every {@code i} in {@code [from, to)} on this pool and returns when all
+     * have run. The range is split by recursive halving (the right half is submitted, the left kept, leaves of
+     * at most {@code grain} indices run {@code body} in a loop), so idle workers take big halves instead of
+     * one task per index; about {@code (to - from) / grain} tasks are made in all. The calling thread works on
+     * the range too. Called from one of this pool's workers (nested inside a task), it runs queued work while
+     * it waits instead of blocking. A full pool never blocks or deadlocks it: a half that finds no free
+     * descriptor is processed by the splitting thread.
+     *
+     * <p>If {@code body} throws, the first {@link Throwable} is kept, indices not yet started are skipped,
+     * and once every index has run or been skipped it is rethrown as the cause of a
+     * {@link TaskFailedException}. If {@code shutdown(CANCEL_PENDING)} cancels queued halves, their indices
+     * do not run and {@link TaskCancelledException} reports how many. Works on every variant.
+     *
+     * @param from  first index, inclusive
+     * @param to    last index, exclusive; {@code from <= to}
+     * @param grain most indices one leaf runs; {@code >= 1}
+     * @throws IllegalArgumentException if {@code from > to} or {@code grain < 1}
+     * @throws InterruptedException if an outside caller is interrupted while waiting (chunks already handed
+     *         to the pool still run)
+     */
+    public void parallelFor(int from, int to, int grain, java.util.function.IntConsumer body)
+            throws InterruptedException {
+        if (from > to) {
+            throw new IllegalArgumentException("from must be <= to: from=" + from + ", to=" + to);
+        }
+        if (grain < 1) {
+            throw new IllegalArgumentException("grain must be >= 1: grain=" + grain);
+        }
+        Objects.requireNonNull(body, "body must not be null");
+        if (from == to) {
+            return;
+        }
+        if (core.isShutdown()) {
+            throw new PoolShutdownException(core.isClosed() ? "pool is closed" : "pool is shutting down");
+        }
+        try {
+            ParallelFor.run(core, from, to, grain, body);
+        } catch (IllegalStateException e) {
+            throw submitFailure(e);
+        }
+    }
+
     // ---- handles ---------------------------------------------------------------------------------------
 
     /**
@@ -264,7 +310,8 @@ public final class ThreadPool implements AutoCloseable {
     // ---- submitters ------------------------------------------------------------------------------------
 
     /**
-     * Registers a submitter (at most 64 live at once).
+     * Registers a submitter (at most 64 live at once): an entry point for one thread with its own descriptor
+     * cache and, on {@code WORK_STEALING}, its own queue that workers steal from (see {@link Submitter}).
      *
      * @throws PoolBusyException when 64 are already registered
      */
@@ -273,6 +320,55 @@ public final class ThreadPool implements AutoCloseable {
             return new Submitter(this, core.registerSubmitter());
         } catch (PoolBusyException e) {
             throw e;
+        } catch (IllegalStateException e) {
+            throw submitFailure(e);
+        }
+    }
+
+    // Submitter entry points: as the public methods above, with the submitter's slot, so its descriptor cache
+    // and (WORK_STEALING) its own queue are used. Package-private: Submitter is the API.
+
+    void submitFrom(int slot, Runnable task, SubmitOptions options) {
+        requireTask(task);
+        int flags = flags(options);
+        try {
+            core.submit(slot, task, flags, null, true, Long.MAX_VALUE);
+        } catch (IllegalStateException e) {
+            throw submitFailure(e);
+        }
+    }
+
+    boolean trySubmitFrom(int slot, Runnable task) {
+        requireTask(task);
+        try {
+            return core.submit(slot, task, 0, null, false, 0L);
+        } catch (IllegalStateException e) {
+            throw submitFailure(e);
+        }
+    }
+
+    int submitBatchFrom(int slot, Runnable[] tasks, int from, int to) {
+        Objects.requireNonNull(tasks, "tasks must not be null");
+        Objects.checkFromToIndex(from, to, tasks.length);
+        for (int i = from; i < to; i++) {
+            if (tasks[i] == null) {
+                throw new NullPointerException("tasks[" + i + "] must not be null");
+            }
+        }
+        if (from == to) {
+            return 0;
+        }
+        try {
+            return core.submitBatch(slot, tasks, from, to, 0);
+        } catch (IllegalStateException e) {
+            throw submitFailure(e);
+        }
+    }
+
+    long submitWaitableFrom(int slot, Runnable task) {
+        requireTask(task);
+        try {
+            return core.submitWaitable(slot, task, 0);
         } catch (IllegalStateException e) {
             throw submitFailure(e);
         }
@@ -373,9 +469,11 @@ public final class ThreadPool implements AutoCloseable {
     }
 
     /**
-     * Gives back per-worker caches (scratch buffers). Only while quiescent.
+     * Gives back per-worker caches: every worker's cached free descriptors go back to the shared freelist
+     * (each worker flushes its own when it runs out of work; this waits, at most 5 s, until all have). Only
+     * while quiescent. Registered submitters keep their small caches until {@link Submitter#close()}.
      *
-     * @throws PoolBusyException if a task is queued or running
+     * @throws PoolBusyException if a task is queued or running, or a worker's cache did not empty in time
      */
     public void purgeWorkerCaches() {
         try {

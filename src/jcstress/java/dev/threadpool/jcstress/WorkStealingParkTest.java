@@ -1,5 +1,6 @@
 package dev.threadpool.jcstress;
 
+import dev.threadpool.internal.memory.Mem;
 import dev.threadpool.internal.memory.PoolMemory;
 import dev.threadpool.internal.queue.BoundedRing;
 import dev.threadpool.internal.queue.LifoSlot;
@@ -7,6 +8,7 @@ import dev.threadpool.internal.queue.QueueEntry;
 import dev.threadpool.internal.queue.RingQueue;
 import dev.threadpool.internal.scheduler.ParkingLot;
 import dev.threadpool.internal.scheduler.WakeCoalescer;
+import java.lang.foreign.MemorySegment;
 import java.lang.invoke.VarHandle;
 import org.openjdk.jcstress.annotations.Actor;
 import org.openjdk.jcstress.annotations.Description;
@@ -116,6 +118,74 @@ public final class WorkStealingParkTest {
             inject.tryPush(1);
             VarHandle.fullFence();
             r.r1 = wake.signalWork() ? 1 : 0;
+        }
+
+        @Actor
+        public void worker(II_Result r) {
+            park(r);
+        }
+    }
+
+    /**
+     * A registered submitter's queue as the park re-check sees it (WorkStealingScheduler.hasWork): the
+     * registry mask (volatile), then the head/tail of each registered queue. Slot 0 starts registered.
+     */
+    abstract static class SubmitterBase extends Base {
+        final MemorySegment mask = m.allocate("submitter mask", 8);
+        final RingQueue sub = new RingQueue(m, "submitter queue 0", 2);
+        final BoundedRing inject = new BoundedRing(m, "inject", 2);
+
+        SubmitterBase() {
+            Mem.setLongVolatile(mask, 0, 1L);
+        }
+
+        @Override
+        boolean visible() {
+            if (!inject.isEmpty()) {
+                return true;
+            }
+            return (Mem.getLongVolatile(mask, 0) & 1L) != 0 && sub.size() > 0;
+        }
+    }
+
+    @JCStressTest
+    @Description("submitter-queue push (release) + full fence + coalesced wake vs announce, stop searching, re-check"
+            + " of inject, registry mask and submitter queue")
+    @Outcome(id = {"1, 1", "1, 0", "0, 1"}, expect = Expect.ACCEPTABLE, desc = "woken, or saw the entry, or both")
+    @Outcome(id = "0, 0", expect = Expect.FORBIDDEN, desc = "lost wakeup")
+    @State
+    public static class SubmitterPushVsPark extends SubmitterBase {
+        @Actor
+        public void submitter(II_Result r) {
+            sub.tryPush(1); // tryEnqueueFromSubmitter
+            VarHandle.fullFence(); // as WorkStealingScheduler.signalWork
+            r.r1 = wake.signalWork() ? 1 : 0;
+        }
+
+        @Actor
+        public void worker(II_Result r) {
+            park(r);
+        }
+    }
+
+    @JCStressTest
+    @Description("Submitter.close (steal the leftover entry, push it to inject, wake rule, clear the mask bit) vs"
+            + " announce, stop searching, re-check of inject, registry mask and submitter queue")
+    @Outcome(id = {"1, 1", "1, 0", "0, 1"}, expect = Expect.ACCEPTABLE, desc = "woken, or saw the entry, or both")
+    @Outcome(id = "0, 0", expect = Expect.FORBIDDEN, desc = "lost wakeup: the moved entry sits unseen")
+    @State
+    public static class SubmitterCloseVsPark extends SubmitterBase {
+        SubmitterCloseVsPark() {
+            sub.tryPush(1); // queued before close (and before the worker started searching)
+        }
+
+        @Actor
+        public void closer(II_Result r) {
+            long e = sub.steal(); // WorkStealingScheduler.closeSubmitter
+            inject.tryPush(e);
+            VarHandle.fullFence();
+            r.r1 = wake.signalWork() ? 1 : 0;
+            Mem.getAndAndLong(mask, 0, ~1L); // SubmitterRegistry.release, after the wake rule
         }
 
         @Actor

@@ -20,6 +20,7 @@ import java.util.concurrent.atomic.AtomicLongArray;
  *   <li>a flood of one million small tasks (single submits and batches), every one counted;</li>
  *   <li>a divide-and-conquer sum over 2^24 elements with leaves of 4096 (seed 002's wsum), checked against
  *       the serial loop;</li>
+ *   <li>seed 002's wsum on a WORK_STEALING pool and on ForkJoinPool ({@link Wsum});</li>
  *   <li>a task that throws, awaited through its handle;</li>
  * </ol>
  * then prints the stats and the memory accounting before and after close. Exits 1 if any check fails.
@@ -49,6 +50,7 @@ public final class Demo {
             ok &= Progress.during("flood", () -> String.format(Locale.ROOT, "%,d tasks done",
                     pool.statsSnapshot().completed()), () -> flood(pool));
             ok &= divideAndConquer(pool, threads);
+            ok &= Wsum.run(threads); // the same wsum on WORK_STEALING and on ForkJoinPool (docs/WSUM.md)
             ok &= failureIsContained(pool);
             printStats(pool.statsSnapshot());
         } finally {

@@ -83,28 +83,52 @@ public final class DescCache {
 
     private final DescriptorTable table;
     private final MemorySegment seg;
+    /** Most slots one refill takes from the freelist, in [1, CAPACITY]. */
+    private final int refillMax;
 
-    private DescCache(DescriptorTable table, MemorySegment seg) {
+    private DescCache(DescriptorTable table, MemorySegment seg, int refillMax) {
         this.table = table;
         this.seg = seg;
+        this.refillMax = refillMax;
     }
 
     /** One cache in its own block. */
     public DescCache(PoolMemory memory, String purpose, DescriptorTable table) {
-        this(table, memory.allocate(purpose, Layout.STRIDE));
+        this(table, memory.allocate(purpose, Layout.STRIDE), Layout.CAPACITY);
     }
 
     /** {@code count} caches in one block (one allocation for all workers or all submitter slots). */
     public static DescCache[] allocateArray(PoolMemory memory, String purpose, DescriptorTable table, int count) {
+        return allocateArray(memory, purpose, table, count, Layout.CAPACITY);
+    }
+
+    /**
+     * As {@link #allocateArray(PoolMemory, String, DescriptorTable, int)}, with refills of at most
+     * {@code refillMax} slots: an owner that only acquires (a submitter) then holds at most that many.
+     */
+    public static DescCache[] allocateArray(PoolMemory memory, String purpose, DescriptorTable table, int count,
+            int refillMax) {
         if (count < 1) {
             throw new IllegalArgumentException("count must be >= 1: count=" + count);
+        }
+        if (refillMax < 1 || refillMax > Layout.CAPACITY) {
+            throw new IllegalArgumentException("refillMax must be in [1, " + Layout.CAPACITY + "]: refillMax="
+                    + refillMax);
         }
         MemorySegment block = memory.allocate(purpose, Layout.STRIDE * count);
         DescCache[] out = new DescCache[count];
         for (int i = 0; i < count; i++) {
-            out[i] = new DescCache(table, block.asSlice(Layout.STRIDE * i, Layout.STRIDE));
+            out[i] = new DescCache(table, block.asSlice(Layout.STRIDE * i, Layout.STRIDE), refillMax);
         }
         return out;
+    }
+
+    /**
+     * Slots cached, read by another thread (acquire: pairs with the release store of {@link #drainAll}); only
+     * for quiescent checks such as {@code purgeWorkerCaches}, never a decision on the hot path.
+     */
+    public int countAcquire() {
+        return Mem.getIntAcquire(seg, Layout.COUNT_OFFSET);
     }
 
     /** Slots currently cached. */
@@ -135,7 +159,7 @@ public final class DescCache {
     /** One CAS for up to 32 slots; reverses them so the first one popped from the freelist is on top. */
     private int refill() {
         final MemorySegment s = seg;
-        int n = table.acquireBatch(s, Layout.SLOTS_OFFSET, Layout.CAPACITY);
+        int n = table.acquireBatch(s, Layout.SLOTS_OFFSET, refillMax);
         for (int i = 0, j = n - 1; i < j; i++, j--) {
             int a = Mem.getIntPlain(s, Layout.slot(i));
             Mem.setIntPlain(s, Layout.slot(i), Mem.getIntPlain(s, Layout.slot(j)));
@@ -175,7 +199,9 @@ public final class DescCache {
         int n = Mem.getIntPlain(s, Layout.COUNT_OFFSET);
         if (n > 0) {
             table.releaseBatch(s, Layout.SLOTS_OFFSET, n); // slots[n - 1], the top, ends on top
-            Mem.setIntPlain(s, Layout.COUNT_OFFSET, 0);
+            // release: a quiescence check in another thread (countAcquire) that reads 0 also sees the slots
+            // back on the freelist (the CAS above precedes this store).
+            Mem.setIntRelease(s, Layout.COUNT_OFFSET, 0);
         }
     }
 }

@@ -447,4 +447,16 @@ public final class DescriptorTable {
         // release: nothing of this generation escaped; pairs with the acquire of a late reader.
         Mem.setLongRelease(table, d, ctl(gen(c), FREE, CANCELLED, false));
     }
+
+    /**
+     * RUNNING -> FREE (+ outcome) for a detached task that ran, without touching the freelist: {@link #finish}
+     * for a slot that goes to the finishing worker's DescCache instead. The caller still owns the slot.
+     * Only for detached slots (the caller checked {@code waitable} is clear).
+     */
+    public void finishDetachedHeld(int idx, boolean failed) {
+        long d = base(idx) + Layout.CTL_OFFSET;
+        long c = Mem.getLongPlain(table, d); // RUNNING: only we write it now
+        // release: as in finish(), a late reader of this generation sees FREE with the outcome.
+        Mem.setLongRelease(table, d, ctl(gen(c), FREE, failed ? FAILED : COMPLETED, false));
+    }
 }

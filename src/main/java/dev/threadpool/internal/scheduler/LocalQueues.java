@@ -176,6 +176,37 @@ final class LocalQueues {
         return first;
     }
 
+    /**
+     * Steals up to half (at most {@code max}) of a registered submitter's queue into {@code thief}'s own
+     * queue, as {@link #stealHalf} does from a peer; returns one entry to run, or EMPTY.
+     */
+    long stealHalfFrom(RingQueue victim, int thief, int max) {
+        if (rings != null) {
+            long e = victim.stealHalf(rings[thief], max); // one CAS on the victim's head
+            if (e != QueueEntry.EMPTY && rings[thief].size() > 0) {
+                markNonEmpty(thief);
+            }
+            return e;
+        }
+        long n = Math.min(max, (victim.size() + 1) / 2);
+        long first = QueueEntry.EMPTY;
+        for (long k = 0; k < n; k++) {
+            long e = victim.steal(); // CAS on the victim's head; EMPTY only when it is empty
+            if (e == QueueEntry.EMPTY) {
+                break;
+            }
+            if (first == QueueEntry.EMPTY) {
+                first = e;
+            } else {
+                deques[thief].push(e); // our own deque: owner push
+            }
+        }
+        if (first != QueueEntry.EMPTY && deques[thief].size() > 0) {
+            markNonEmpty(thief);
+        }
+        return first;
+    }
+
     // =====================================================================================================
     // ANY THREAD
     // =====================================================================================================

@@ -131,6 +131,13 @@ public final class PoolCore {
     private final SubmitterRegistry submitters;
     /** The queue topology: GLOBAL_QUEUE or WORK_STEALING (see {@link Scheduler}). */
     private final Scheduler scheduler;
+    /**
+     * One descriptor cache per worker slot, or null when {@code queueCapacity} is too small to spare them
+     * (see {@link #workerCachesFit}). Each is touched only by its worker's thread. See "Descriptor caches".
+     */
+    private final DescCache[] workerCaches;
+    /** One acquire-only descriptor cache per submitter slot (refills of {@link #submitterRefill}), or null. */
+    private final DescCache[] submitterCaches;
 
     // ---- on-heap references, indexed by descriptor slot ---------------------------------------------------
     private final Runnable[] tasks;
@@ -173,8 +180,16 @@ public final class PoolCore {
             this.space = new SpaceWaiters(memory, "space waiters");
             this.submitters = new SubmitterRegistry(memory);
             this.scheduler = config.schedulerVariant() == SchedulerVariant.WORK_STEALING
-                    ? new WorkStealingScheduler(memory, config, inject, parking, counters)
+                    ? new WorkStealingScheduler(memory, config, inject, parking, counters, submitters)
                     : new GlobalQueueScheduler(inject, parking);
+            this.workerCaches = workerCachesFit(capacity, workerSlots())
+                    ? DescCache.allocateArray(memory, "worker descriptor caches", table, workerSlots())
+                    : null;
+            int refill = submitterRefill(capacity);
+            this.submitterCaches = refill >= 2
+                    ? DescCache.allocateArray(memory, "submitter descriptor caches", table,
+                            SubmitterRegistry.MAX_SUBMITTERS, refill)
+                    : null;
         } catch (RuntimeException | Error e) {
             memory.close();
             throw e;
@@ -241,15 +256,24 @@ public final class PoolCore {
      * when the pool stayed full. Throws {@link PoolShutdownException} once shutdown has begun.
      */
     public boolean submit(Runnable task, int flags, WaitGroup group, boolean wait, long deadline) {
+        return submit(NO_SUBMITTER, task, flags, group, wait, deadline);
+    }
+
+    /**
+     * As {@link #submit(Runnable, int, WaitGroup, boolean, long)}, from registered submitter {@code submitter}
+     * ({@link #NO_SUBMITTER} for none): the descriptor comes from its cache and the entry goes to its own
+     * queue where the topology has one. Called from the submitter's thread only.
+     */
+    public boolean submit(int submitter, Runnable task, int flags, WaitGroup group, boolean wait, long deadline) {
         checkAccepting();
         if (group != null) {
             group.add(1);
         }
         boolean handedOver = false;
         try {
-            int idx = table.acquire();
+            final WorkerThread self = currentWorker();
+            int idx = acquireFast(self, submitter);
             if (idx < 0) {
-                WorkerThread self = currentWorker();
                 if (self != null && wait && deadline == Long.MAX_VALUE) {
                     if (self.inlineDepth >= MAX_INLINE_DEPTH) {
                         counters.addRejected(1);
@@ -272,7 +296,7 @@ public final class PoolCore {
                 throw rejectedByShutdown();
             }
             handedOver = true;
-            enqueue(publish(idx, task, group, flags, false));
+            enqueue(self, submitter, publish(idx, task, group, flags, false));
             scheduler.signalWork(1);
             return true;
         } finally {
@@ -288,7 +312,13 @@ public final class PoolCore {
      * count so far) if shutdown begins after at least one was accepted.
      */
     public int submitBatch(Runnable[] batch, int from, int to, int flags) {
+        return submitBatch(NO_SUBMITTER, batch, from, to, flags);
+    }
+
+    /** As {@link #submitBatch(Runnable[], int, int, int)}, from registered submitter {@code submitter}. */
+    public int submitBatch(int submitter, Runnable[] batch, int from, int to, int flags) {
         checkAccepting();
+        final WorkerThread self = currentWorker();
         final long[] entries = new long[Math.min(BATCH_CHUNK, to - from)]; // one per call, not per task
         int done = 0;
         int i = from;
@@ -296,7 +326,7 @@ public final class PoolCore {
             int want = Math.min(entries.length, to - i);
             int got = 0;
             while (got < want) {
-                int idx = table.acquire();
+                int idx = acquireFast(self, submitter);
                 if (idx < 0) {
                     break;
                 }
@@ -305,7 +335,7 @@ public final class PoolCore {
             if (got == 0) {
                 // Full: hand one task to the single path, which waits (or runs inline on a worker).
                 try {
-                    submit(batch[i], flags, null, true, Long.MAX_VALUE);
+                    submit(submitter, batch[i], flags, null, true, Long.MAX_VALUE);
                 } catch (PoolShutdownException e) {
                     if (done > 0) {
                         return done;
@@ -330,7 +360,9 @@ public final class PoolCore {
                 entries[k] = publish((int) entries[k], batch[i + k], null, flags, false);
             }
             int pushed = 0;
-            WorkerThread self = currentWorker();
+            if (self == null && submitter != NO_SUBMITTER) {
+                pushed = scheduler.tryEnqueueManyFromSubmitter(submitter, entries, 0, got); // its own queue
+            }
             while (pushed < got) {
                 int n = scheduler.tryEnqueueMany(self, entries, pushed, got - pushed); // GQ: one tail CAS per run
                 if (n == 0) {
@@ -348,10 +380,15 @@ public final class PoolCore {
 
     /** Waitable submit; returns the handle {gen, idx}. Waits while full. */
     public long submitWaitable(Runnable task, int flags) {
+        return submitWaitable(NO_SUBMITTER, task, flags);
+    }
+
+    /** As {@link #submitWaitable(Runnable, int)}, from registered submitter {@code submitter}. */
+    public long submitWaitable(int submitter, Runnable task, int flags) {
         checkAccepting();
-        int idx = table.acquire();
+        final WorkerThread self = currentWorker();
+        int idx = acquireFast(self, submitter);
         if (idx < 0) {
-            WorkerThread self = currentWorker();
             idx = self != null ? acquireByHelping(self) : acquireWaiting(Long.MAX_VALUE);
         }
         if (!counters.tryAccept(1)) {
@@ -359,7 +396,7 @@ public final class PoolCore {
             throw rejectedByShutdown();
         }
         long entry = publish(idx, task, null, flags, true);
-        enqueue(entry);
+        enqueue(self, submitter, entry);
         scheduler.signalWork(1);
         return entry;
     }
@@ -397,7 +434,7 @@ public final class PoolCore {
     private int acquireByHelping(WorkerThread self) {
         long giveUp = System.nanoTime() + HELP_GIVE_UP_NANOS;
         for (;;) {
-            int idx = table.acquire();
+            int idx = acquireFast(self, NO_SUBMITTER);
             if (idx >= 0) {
                 return idx;
             }
@@ -418,20 +455,165 @@ public final class PoolCore {
         }
     }
 
-    /** Pushes an accepted entry; the ring only fills up when cancelled entries linger in it. */
-    private void enqueue(long entry) {
-        if (!scheduler.tryEnqueue(currentWorker(), entry)) {
+    /**
+     * One attempt to hand {@code task} to the pool as a detached task counted by {@code group} (which gets its
+     * {@code add(1)} here), for a splitter that runs the work itself when this returns false: no descriptor
+     * free right now, or admission closed. Never waits, never runs inline, and counts no rejection, since
+     * nothing is refused: the caller keeps the work. Used by {@link ParallelFor}.
+     */
+    boolean tryFork(Runnable task, WaitGroup group) {
+        if (lifecycle != RUNNING) {
+            return false;
+        }
+        final WorkerThread self = currentWorker();
+        int idx = acquireFast(self, NO_SUBMITTER);
+        if (idx < 0) {
+            return false;
+        }
+        if (!counters.tryAccept(1)) {
+            table.unreserve(idx);
+            return false;
+        }
+        group.add(1); // before publish: the task may finish (and call done) at once
+        enqueue(self, NO_SUBMITTER, publish(idx, task, group, 0, false));
+        scheduler.signalWork(1);
+        return true;
+    }
+
+    /**
+     * From one of this pool's workers: runs one queued entry, if there is one, and returns true; false when
+     * nothing is queued for this worker or the caller is not a worker of this pool. For waits that must help
+     * instead of blocking (a worker blocking on work it queued itself could starve it).
+     */
+    boolean helpOnce() {
+        final WorkerThread self = currentWorker();
+        if (self == null || self.inlineDepth >= MAX_INLINE_DEPTH) {
+            return false; // nested too deep already: the caller waits instead (bounded stack)
+        }
+        long e = scheduler.next(self);
+        if (e == QueueEntry.EMPTY) {
+            return false;
+        }
+        self.inlineDepth++;
+        runEntry(self, e); // never throws
+        self.inlineDepth--;
+        return true;
+    }
+
+    /** True when the calling thread is one of this pool's workers. */
+    boolean onWorker() {
+        return currentWorker() != null;
+    }
+
+    /**
+     * Pushes an accepted entry: a registered submitter's own queue first (outside a worker), then the
+     * topology's usual place; the ring only fills up when cancelled entries linger in it.
+     */
+    private void enqueue(WorkerThread self, int submitter, long entry) {
+        if (self == null && submitter != NO_SUBMITTER && scheduler.tryEnqueueFromSubmitter(submitter, entry)) {
+            return;
+        }
+        if (!scheduler.tryEnqueue(self, entry)) {
             waitForRingRoom(entry);
+        }
+    }
+
+    // =====================================================================================================
+    // Descriptor caches
+    // =====================================================================================================
+    //
+    // A worker acquires from and releases to its own DescCache (refill / spill in batches, one CAS each); a
+    // registered submitter acquires from its own (refills of submitterRefill slots; it never releases, the
+    // workers do). Everybody else uses the freelist directly. Cached slots are FREE, and are counted as
+    // released when they enter a cache, so taskDescLive stays exact.
+    //
+    // Hazard: DescriptorTable.hasFree() and SpaceWaiters see only the freelist, never a cache. A producer
+    // waiting for space must not wait while the slots sit cached, so:
+    //   - a release goes straight to the freelist (+ signal) while SpaceWaiters.hasWaiters();
+    //   - a worker flushes its cache when it runs out of work (idle(), before any spin or park);
+    //   - a submitter's cache is flushed by Submitter.close (releaseSubmitter);
+    //   - purgeWorkerCaches() waits until every worker cache is empty.
+    // A waiter that registers just after a release chose the cache still makes progress: its park is capped
+    // (SpaceWaiters.PARK_CAP_NANOS), every later release goes to the freelist, and an idle pool has flushed
+    // every worker cache. The caches are only built when queueCapacity can spare them (workerCachesFit,
+    // submitterRefill), so a small pool behaves exactly as without them.
+
+    /** Marks a submit that comes from no registered submitter. */
+    public static final int NO_SUBMITTER = -1;
+    /** Worker caches may hold at most 1/WORKER_CACHE_SHARE of the descriptors in all. */
+    private static final int WORKER_CACHE_SHARE = 4;
+
+    /** True when every worker may cache a full DescCache and still hold at most a quarter of the table. */
+    static boolean workerCachesFit(int capacity, int workerSlots) {
+        return (long) capacity >= (long) WORKER_CACHE_SHARE * DescCache.Layout.CAPACITY * workerSlots;
+    }
+
+    /** Refill size of a submitter cache: all 64 together hold at most a quarter of the table. */
+    static int submitterRefill(int capacity) {
+        return Math.min(DescCache.Layout.CAPACITY, capacity / (WORKER_CACHE_SHARE * SubmitterRegistry.MAX_SUBMITTERS));
+    }
+
+    /** One descriptor for the caller: its own cache (worker, else registered submitter), else the freelist. */
+    private int acquireFast(WorkerThread self, int submitter) {
+        if (self != null) {
+            DescCache[] wc = workerCaches;
+            return wc != null ? wc[self.index].pop() : table.acquire();
+        }
+        DescCache[] sc = submitterCaches;
+        return submitter != NO_SUBMITTER && sc != null ? sc[submitter].pop() : table.acquire();
+    }
+
+    /**
+     * Gives back a FREE slot the caller owns off the freelist ({@code freed} true: already FREE, e.g. a won
+     * waitable release; false: still RUNNING, a detached task that just ran). To {@code self}'s cache unless
+     * somebody waits for space, else to the freelist with a signal.
+     */
+    private void releaseSlot(WorkerThread self, int idx, boolean freed, boolean failed) {
+        DescCache[] wc = workerCaches;
+        // volatile load of the waiter mask: pairs with SpaceWaiters.register's getAndOr (see the hazard above).
+        if (self != null && wc != null && !space.hasWaiters()) {
+            if (!freed) {
+                table.finishDetachedHeld(idx, failed);
+            }
+            wc[self.index].push(idx); // plain: our own cache; a full one spills its oldest half with one CAS
+            return;
+        }
+        if (freed) {
+            table.pushReleased(idx);
+        } else {
+            table.finish(idx, failed); // detached: back on the freelist now
+        }
+        space.signal();
+    }
+
+    /** A worker that ran out of work gives its cached slots back, so no waiter waits for them. */
+    private void flushWorkerCache(WorkerThread self) {
+        DescCache[] wc = workerCaches;
+        if (wc != null) {
+            DescCache c = wc[self.index];
+            if (c.count() != 0) {
+                c.drainAll(); // one CAS
+                if (space.hasWaiters()) {
+                    space.signalAll(); // up to 32 slots at once
+                }
+            }
         }
     }
 
     private void waitForRingRoom(long entry) {
         WorkerThread self = currentWorker();
         for (int spins = 0; !scheduler.tryEnqueue(self, entry); spins++) {
-            if (self != null) {
-                long e = scheduler.next(self); // help: make room by running (or dropping) the oldest entry
+            // Help (make room by running or dropping the oldest entry) only within the nesting bound: the helped
+            // task may submit into the same full ring and help again, and without the bound a fine-grained
+            // recursive workload nested thousands deep and overflowed the stack inside the pool's bookkeeping
+            // (seen with a million-task tree on GLOBAL_QUEUE: a push fails transiently while a consumer holds
+            // a claimed cell). Beyond it we only wait; room comes as other workers drain the ring.
+            if (self != null && self.inlineDepth < MAX_INLINE_DEPTH) {
+                long e = scheduler.next(self);
                 if (e != QueueEntry.EMPTY) {
-                    runEntry(self, e);
+                    self.inlineDepth++;
+                    runEntry(self, e); // never throws
+                    self.inlineDepth--;
                     continue;
                 }
             }
@@ -491,6 +673,7 @@ public final class PoolCore {
      */
     private boolean idle(WorkerThread self) {
         final int i = self.index;
+        flushWorkerCache(self); // before any spin or park: see "Descriptor caches"
         // Counted as searching from here until after the announcement (or until work shows up): the
         // WORK_STEALING wake rule relies on it (WakeCoalescer); GLOBAL_QUEUE ignores it.
         scheduler.searching(i, true);
@@ -583,9 +766,8 @@ public final class PoolCore {
             table.finish(idx, failure != null);
             wakeSlot(idx);
         } else {
-            table.finish(idx, failure != null); // detached: back on the freelist now
+            releaseSlot(self, idx, false, failure != null); // detached: FREE now, cached or on the freelist
             counters.increment(w, PoolCounters.RELEASED);
-            space.signal();
             counters.increment(w, outcomeCounter); // after the release: see "Policies"
         }
         if (group != null) {
@@ -686,9 +868,8 @@ public final class PoolCore {
                     long won = table.tryReleaseWaitable(idx, gen);
                     if (won != 0) {
                         Throwable cause = failures[idx]; // ours: the slot is FREE but not yet on the freelist
-                        table.pushReleased(idx);
+                        releaseSlot(self, idx, true, false); // a helping worker keeps it in its cache
                         counters.addReleasedOther(1);
-                        space.signal();
                         return report(DescriptorTable.state(won), cause, handle);
                     }
                     // lost to a concurrent awaiter: re-read, now FREE with the outcome
@@ -770,10 +951,21 @@ public final class PoolCore {
         return slot;
     }
 
+    /**
+     * Gives submitter slot {@code slot} back: its cached descriptors go to the freelist and what its queue
+     * still holds to the shared queue (nothing is lost), then the slot is free for the next registration.
+     * Called once per registration, after (happens-before) the submitter's last submit.
+     */
     public void releaseSubmitter(int slot) {
         if (lifecycle == CLOSED) {
             return; // the registry went with the arena
         }
+        DescCache[] sc = submitterCaches;
+        if (sc != null && sc[slot].count() != 0) {
+            sc[slot].drainAll(); // one CAS
+            space.signalAll();
+        }
+        scheduler.closeSubmitter(slot); // WORK_STEALING: its queue's entries move to the inject ring
         submitters.release(slot);
     }
 
@@ -1106,8 +1298,27 @@ public final class PoolCore {
             throw new PoolBusyException("purgeWorkerCaches() needs a quiescent pool: activeTasks="
                     + s.activeTasks() + ", queuedTasks=" + s.queuedTasks());
         }
-        // GLOBAL_QUEUE keeps no per-worker caches yet: nothing to give back.
+        // Each worker flushes its own cache when it runs out of work (idle()); only its thread may touch it, so
+        // wait for that instead of draining from here. A quiescent pool's workers get there at once.
+        DescCache[] wc = workerCaches;
+        if (wc == null) {
+            return;
+        }
+        long deadline = System.nanoTime() + PURGE_WAIT_NANOS;
+        for (int w = 0; w < wc.length; w++) {
+            while (wc[w].countAcquire() != 0) { // acquire: pairs with drainAll's release store of the count
+                if (System.nanoTime() - deadline > 0) {
+                    throw new PoolBusyException("purgeWorkerCaches(): worker " + w + " still holds "
+                            + wc[w].countAcquire() + " cached descriptors after " + PURGE_WAIT_NANOS / 1_000_000
+                            + " ms; is work still being submitted?");
+                }
+                LockSupport.parkNanos(this, HELP_POLL_NANOS);
+            }
+        }
     }
+
+    /** How long purgeWorkerCaches waits for every worker to flush its cache. */
+    private static final long PURGE_WAIT_NANOS = 5_000_000_000L;
 
     /** The pool's memory map: every live block with its purpose and counted size. */
     public List<PoolMemory.BlockInfo> memoryMap() {

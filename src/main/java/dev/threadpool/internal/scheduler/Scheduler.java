@@ -43,4 +43,28 @@ interface Scheduler {
 
     /** Frees what the topology allocated beyond the arena's lifetime rules; once nobody uses it. */
     void close();
+
+    // ---- registered submitters ------------------------------------------------------------------------
+    // A topology with per-submitter queues overrides these three; the defaults mean "no own queue", so a
+    // submitter's entries take the ordinary external path (GLOBAL_QUEUE: the shared ring).
+
+    /**
+     * Pushes an accepted entry from the thread of registered submitter {@code slot} into that submitter's own
+     * queue; false when it has none or it is full (the caller then uses {@code tryEnqueue(null, entry)}).
+     */
+    default boolean tryEnqueueFromSubmitter(int slot, long entry) {
+        return false;
+    }
+
+    /** As {@link #tryEnqueueFromSubmitter} for {@code entries[from, from + n)}; returns how many were taken. */
+    default int tryEnqueueManyFromSubmitter(int slot, long[] entries, int from, int n) {
+        return 0;
+    }
+
+    /**
+     * Submitter {@code slot} is closing (after its last submit): moves whatever its queue still holds where
+     * workers will find it, and runs the wake rule for it. Nothing is lost.
+     */
+    default void closeSubmitter(int slot) {
+    }
 }

@@ -35,6 +35,11 @@ final class SubmitterRegistry {
         }
     }
 
+    /** The registered slots, one bit each (volatile load: seq_cst, so usable in the park re-check). */
+    long mask() {
+        return Mem.getLongVolatile(seg, MASK_OFFSET);
+    }
+
     void release(int k) {
         Mem.getAndAndLong(seg, MASK_OFFSET, ~(1L << k));
     }

@@ -5,8 +5,10 @@ import dev.threadpool.internal.memory.PoolMemory;
 import dev.threadpool.internal.queue.BoundedRing;
 import dev.threadpool.internal.queue.LifoSlot;
 import dev.threadpool.internal.queue.QueueEntry;
+import dev.threadpool.internal.queue.RingQueue;
 import dev.threadpool.internal.stats.PoolCounters;
 import java.lang.invoke.VarHandle;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * WORK_STEALING topology: per-worker LIFO slot and local queue, the shared inject ring, steal-half between
@@ -16,8 +18,26 @@ import java.lang.invoke.VarHandle;
  * <pre>
  *   from worker w:  LIFO slot w  (the displaced entry -> local queue w -> when full, half of it -> inject)
  *   from elsewhere: inject ring
+ *   from a registered Submitter s (not on a worker): submitter queue s (-> inject when full)
  *   batch from w:   local queue w (-> inject when full)
  * </pre>
+ *
+ * <h2>Submitter queues</h2>
+ * Each of the 64 submitter slots has its own SPMC {@link RingQueue} (capacity {@code localQueueCapacity}),
+ * allocated with the pool. The registered submitter's thread is its owner (it pushes); workers steal from it
+ * ({@link RingQueue#stealHalf} into their own queue), visiting only slots whose bit is set in the
+ * {@link SubmitterRegistry} mask. Ownership passes from one registration of a slot to the next through the
+ * registry's RMWs (release, then the next claim's CAS), so the next owner's plain read of the tail is
+ * current. {@link #closeSubmitter} moves what is left to the inject ring with CAS steals and then runs the
+ * wake rule, before the slot's bit is cleared.
+ *
+ * <p>Why the park re-check cannot miss a submitter entry: a submitter push is a release store of the tail
+ * followed by the full fence in {@link #signalWork}, exactly like a local-queue push, and the slot's bit was
+ * set (by the registration CAS) before any push of that registration. A worker whose re-check reads the mask
+ * before the bit was set announced before the registration, hence before the push, and the push's idle-mask
+ * load sees it. A re-check that reads the bit already cleared by close follows the move to the inject ring
+ * or else precedes it; in the second case the worker announced before the move, and the mover's
+ * signalWork sees it.</p>
  *
  * <h2>Worker loop ({@link #next})</h2>
  * <pre>
@@ -25,6 +45,7 @@ import java.lang.invoke.VarHandle;
  *   LIFO slot w, at most MAX_LIFO_RUNS times in a row (a task resubmitting itself cannot starve the rest)
  *   local queue w
  *   inject: popMany(min(injectBatchSize, free + 1)), run the first, the rest into local queue w
+ *   submitter queues of registered slots, from a rotating start: steal-half (stealBatchSize) into w
  *   steal-half (stealBatchSize) from peers whose workers_nonempty bit is set, from a rotating start
  *   peers' LIFO slots (a task that blocks after submitting a child must not hide the child)
  *   LIFO slot w even if its run budget is spent (nothing else is there)
@@ -47,6 +68,7 @@ final class WorkStealingScheduler implements Scheduler {
         int tick;
         int lifoRuns;
         int stealStart;
+        int submitterStart;
         final long[] batch;
         final long[] scratch;
         final long[] failures = new long[1];
@@ -65,10 +87,18 @@ final class WorkStealingScheduler implements Scheduler {
     private final WorkerState[] states;
     private final int workers;
     private final int stealBatch;
+    private final SubmitterRegistry submitters;
+    /** The submitter queues, indexed by submitter slot; owner = the slot's registered thread. */
+    private final RingQueue[] submitterQueues;
 
     WorkStealingScheduler(PoolMemory memory, PoolConfig config, BoundedRing inject, ParkingLot parking,
-            PoolCounters counters) {
+            PoolCounters counters, SubmitterRegistry submitters) {
         this.inject = inject;
+        this.submitters = submitters;
+        this.submitterQueues = new RingQueue[SubmitterRegistry.MAX_SUBMITTERS];
+        for (int k = 0; k < submitterQueues.length; k++) {
+            submitterQueues[k] = new RingQueue(memory, "submitter queue " + k, config.localQueueCapacity());
+        }
         this.counters = counters;
         this.workers = config.maxThreads();
         this.stealBatch = config.stealBatchSize();
@@ -160,6 +190,9 @@ final class WorkStealingScheduler implements Scheduler {
             e = refillFromInject(w, st);
         }
         if (e == QueueEntry.EMPTY) {
+            e = stealFromSubmitters(w, st);
+        }
+        if (e == QueueEntry.EMPTY) {
             e = steal(w, st);
         }
         if (e != QueueEntry.EMPTY) {
@@ -194,6 +227,35 @@ final class WorkStealingScheduler implements Scheduler {
             signalWork(n - 1); // chained wake: more than we run ourselves is now stealable
         }
         return b[0];
+    }
+
+    /** Steal-half from the queue of some registered submitter, from a rotating start; EMPTY if all empty. */
+    private long stealFromSubmitters(int w, WorkerState st) {
+        // volatile load: which slots are registered; a miss is caught by the park re-check (hasWork).
+        long m = submitters.mask();
+        if (m == 0) {
+            return QueueEntry.EMPTY;
+        }
+        int start = st.submitterStart;
+        st.submitterStart = (start + 1) & 63;
+        long rotated = Long.rotateRight(m, start);
+        while (rotated != 0) {
+            int k = (Long.numberOfTrailingZeros(rotated) + start) & 63;
+            rotated &= rotated - 1;
+            RingQueue q = submitterQueues[k];
+            if (q.size() == 0) { // volatile loads: skip an empty queue without a CAS
+                continue;
+            }
+            long e = locals.stealHalfFrom(q, w, stealBatch);
+            if (e != QueueEntry.EMPTY) {
+                counters.increment(w, PoolCounters.STEALS);
+                if (locals.size(w) > 0) {
+                    signalWork(1); // chained wake: we took more than one
+                }
+                return e;
+            }
+        }
+        return QueueEntry.EMPTY;
     }
 
     private long steal(int w, WorkerState st) {
@@ -234,6 +296,13 @@ final class WorkStealingScheduler implements Scheduler {
                 return true;
             }
         }
+        // volatile loads of the registry mask, then of each registered queue's head and tail (see the class
+        // comment, "Why the park re-check cannot miss a submitter entry").
+        for (long m = submitters.mask(); m != 0; m &= m - 1) {
+            if (submitterQueues[Long.numberOfTrailingZeros(m)].size() > 0) {
+                return true;
+            }
+        }
         return false;
     }
 
@@ -262,7 +331,54 @@ final class WorkStealingScheduler implements Scheduler {
                 return e;
             }
         }
+        for (RingQueue q : submitterQueues) { // every slot, registered or not: the sweep is cold
+            e = q.steal();
+            if (e != QueueEntry.EMPTY) {
+                return e;
+            }
+        }
         return QueueEntry.EMPTY;
+    }
+
+    // =====================================================================================================
+    // Submitter queues
+    // =====================================================================================================
+
+    @Override
+    public boolean tryEnqueueFromSubmitter(int slot, long entry) {
+        return submitterQueues[slot].tryPush(entry); // owner push: release store of tail; signalWork fences
+    }
+
+    @Override
+    public int tryEnqueueManyFromSubmitter(int slot, long[] entries, int from, int n) {
+        RingQueue q = submitterQueues[slot];
+        int k = 0;
+        while (k < n && q.tryPush(entries[from + k])) {
+            k++;
+        }
+        return k;
+    }
+
+    @Override
+    public void closeSubmitter(int slot) {
+        RingQueue q = submitterQueues[slot];
+        int moved = 0;
+        long e;
+        while ((e = q.steal()) != QueueEntry.EMPTY) { // CAS on head: races workers' steals, each entry once
+            for (int spins = 0; !inject.tryPush(e); spins++) {
+                // The ring holds at most queueCapacity live entries; it is full only of entries workers are
+                // draining right now (or stale ones they drop), so room comes. Never drop one.
+                if (spins < 100) {
+                    Thread.onSpinWait();
+                } else {
+                    LockSupport.parkNanos(this, 50_000L);
+                }
+            }
+            moved++;
+        }
+        if (moved > 0) {
+            signalWork(moved); // after the seq_cst pushes: see the class comment
+        }
     }
 
     @Override
