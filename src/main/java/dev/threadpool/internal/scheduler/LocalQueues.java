@@ -121,6 +121,11 @@ final class LocalQueues {
         return (int) Math.min(Integer.MAX_VALUE, deques[w].capacity() - deques[w].size());
     }
 
+    /** Whether any worker's bit is set in {@code workers_nonempty} (a hint: volatile load of the bitmap). */
+    boolean anyNonEmptyHint() {
+        return Mem.getLongVolatile(bitmap, NONEMPTY_OFFSET) != 0;
+    }
+
     /**
      * Steals up to half (at most {@code max}) of some peer's queue into {@code thief}'s own queue, visiting
      * only peers whose bit is set, from {@code start}. Returns one stolen entry to run, or EMPTY.

@@ -29,8 +29,11 @@ import java.lang.foreign.MemorySegment;
  *       P; W decrements only after its announcement and re-checks after that, so W either takes E or finds it
  *       on its re-check and does not park. Some worker that is not parked sees E.</li>
  * </ul>
- * A searcher that does find work and has more than it can run wakes one more worker itself (chained wake, as
- * Tokio's last searcher does), so a burst coalesced into one wake still spreads.
+ * That argument is about safety (no entry is stranded with every worker parked), not parallelism: the searcher
+ * that sees E may run one entry and block in it. So a worker that takes work from a shared source (inject
+ * refill, steal-half, a submitter queue) and leaves some behind wakes one more parked worker itself, never
+ * coalesced ({@link #wakeOneIfIdle}, the chained wake of {@code WorkStealingScheduler}); each woken worker does
+ * the same, so a burst coalesced into one wake still reaches every idle worker, even when every task blocks.
  *
  * <pre>
  *   layout: SEARCHING (long) @0, PAD; SUBMITS (long) @PAD, PAD  (SUBMITS only counts coalesced submits)

@@ -204,6 +204,21 @@ final class WorkStealingScheduler implements Scheduler {
         return e;
     }
 
+    /**
+     * Chained wake after a worker took work from a shared source and left some behind: wakes one parked worker,
+     * never coalesced. The coalescing rule of {@link WakeCoalescer#signalWork} skips a wake while a searcher is
+     * bound to see the entry, but that searcher may be us, about to run one entry for as long as it blocks:
+     * without this wake the rest would wait behind a blocked task while other workers sleep (Tokio's
+     * "last searcher wakes one more", applied to every find that leaves work behind). Each woken worker repeats
+     * it, so a burst spreads to every idle worker in a chain; with nobody parked it costs a fence and one load.
+     */
+    private void chainWake() {
+        // full fence (StoreLoad): our local-queue pushes (release stores) before the idle-mask load, as in
+        // signalWork; a worker that announces after our load re-checks and sees them.
+        VarHandle.fullFence();
+        wake.wakeOneIfIdle();
+    }
+
     /** popMany from inject; returns the first, the rest go to local queue w (they fit: at most free + 1). */
     private long refillFromInject(int w, WorkerState st) {
         final long[] b = st.batch;
@@ -223,8 +238,8 @@ final class WorkStealingScheduler implements Scheduler {
                 }
             }
         }
-        if (n > 1) {
-            signalWork(n - 1); // chained wake: more than we run ourselves is now stealable
+        if (n > 1 || !inject.isEmpty()) {
+            chainWake(); // more than we run ourselves is now stealable, or still in the ring
         }
         return b[0];
     }
@@ -249,8 +264,8 @@ final class WorkStealingScheduler implements Scheduler {
             long e = locals.stealHalfFrom(q, w, stealBatch);
             if (e != QueueEntry.EMPTY) {
                 counters.increment(w, PoolCounters.STEALS);
-                if (locals.size(w) > 0) {
-                    signalWork(1); // chained wake: we took more than one
+                if (locals.size(w) > 0 || q.size() > 0) {
+                    chainWake(); // we took more than one, or the submitter's queue still holds some
                 }
                 return e;
             }
@@ -274,8 +289,8 @@ final class WorkStealingScheduler implements Scheduler {
         }
         if (e != QueueEntry.EMPTY) {
             counters.increment(w, PoolCounters.STEALS);
-            if (locals.size(w) > 0) {
-                signalWork(1); // chained wake: we took more than one
+            if (locals.size(w) > 0 || locals.anyNonEmptyHint()) {
+                chainWake(); // we took more than one, or some victim still holds entries
             }
         }
         return e;
