@@ -719,6 +719,43 @@ class ThreadPoolContractTest {
         assertClosedClean(pool);
     }
 
+    /** shutdown() on other threads while close() frees the arena: no FFM "already closed" may escape. */
+    @ParameterizedTest
+    @MethodSource("variants")
+    void shutdownRacingCloseNeverTouchesAFreedArena(PoolVariant v) throws Exception {
+        for (int round = 0; round < 20; round++) {
+            ThreadPool pool = pool(v);
+            for (int i = 0; i < 200; i++) {
+                pool.submit(() -> { });
+            }
+            ConcurrentLinkedQueue<Throwable> errors = new ConcurrentLinkedQueue<>();
+            CountDownLatch go = new CountDownLatch(1);
+            Thread[] racers = new Thread[2];
+            for (int t = 0; t < racers.length; t++) {
+                racers[t] = new Thread(() -> {
+                    try {
+                        go.await();
+                        while (!pool.isClosed()) {
+                            pool.shutdown(ShutdownMode.DRAIN, WAIT);
+                        }
+                        pool.shutdown(ShutdownMode.CANCEL_PENDING, WAIT); // after close: returns true
+                    } catch (Throwable e) {
+                        errors.add(e);
+                    }
+                });
+                racers[t].start();
+            }
+            go.countDown();
+            pool.close();
+            for (Thread r : racers) {
+                r.join(WAIT.toMillis());
+                assertFalse(r.isAlive(), "shutdown caller returned");
+            }
+            assertTrue(errors.isEmpty(), () -> "round: shutdown racing close threw " + errors);
+            assertClosedClean(pool);
+        }
+    }
+
     // ---- close -------------------------------------------------------------------------------------------
 
     @ParameterizedTest

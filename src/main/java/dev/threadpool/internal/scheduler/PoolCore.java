@@ -72,11 +72,13 @@ public final class PoolCore {
     static final int CLOSED = 3;
 
     private static final VarHandle LIFECYCLE;
+    private static final VarHandle SHUTDOWN_CALLERS;
     private static final VarHandle SIGNALS = MethodHandles.arrayElementVarHandle(SlotSignal[].class);
 
     static {
         try {
             LIFECYCLE = MethodHandles.lookup().findVarHandle(PoolCore.class, "lifecycle", int.class);
+            SHUTDOWN_CALLERS = MethodHandles.lookup().findVarHandle(PoolCore.class, "shutdownCallers", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -100,6 +102,8 @@ public final class PoolCore {
     private static final long SHUTDOWN_POLL_NANOS = 1_000_000L;
 
     private volatile int lifecycle = RUNNING;
+    /** Threads inside {@link #shutdown} (which may read the arena); {@link #close} waits for zero. */
+    private volatile int shutdownCallers;
     private volatile boolean cancelRequested;
     private volatile boolean stopWorkers;
     private volatile long acceptedAtClose = -1;
@@ -983,6 +987,19 @@ public final class PoolCore {
             throw new IllegalStateException("shutdown() called from a worker of this pool would wait for itself;"
                     + " call it from another thread");
         }
+        // Counted in while it may read the arena: close() waits for every such caller before freeing it.
+        // getAndAdd (seq_cst) before our lifecycle load; pairs with the TERMINATED CAS that precedes close()'s
+        // load of the count: either close sees us and waits, or we see TERMINATED and return without touching
+        // the arena (closeAdmission touches it only when it wins RUNNING -> SHUTTING_DOWN).
+        SHUTDOWN_CALLERS.getAndAdd(this, 1);
+        try {
+            return shutdownCounted(mode, nanos);
+        } finally {
+            SHUTDOWN_CALLERS.getAndAdd(this, -1);
+        }
+    }
+
+    private boolean shutdownCounted(ShutdownMode mode, long nanos) throws InterruptedException {
         final long deadline = nanos == Long.MAX_VALUE ? Long.MAX_VALUE : System.nanoTime() + nanos;
         closeAdmission(mode);
         if (lifecycle >= TERMINATED) {
@@ -1149,6 +1166,12 @@ public final class PoolCore {
         synchronized (closeLock) {
             if (lifecycle == CLOSED) {
                 return;
+            }
+            // Another thread may still be inside shutdown(), past its TERMINATED check, about to read a counter:
+            // wait for it before the arena goes (it returns promptly: every task has ended and the workers are
+            // joined). Volatile load; pairs with shutdown()'s getAndAdd (see there).
+            while ((int) SHUTDOWN_CALLERS.getVolatile(this) != 0) {
+                LockSupport.parkNanos(this, 100_000L);
             }
             PoolStats last = snapshot();
             lifecycle = CLOSED; // volatile: every later public call sees it before touching the arena
