@@ -41,6 +41,7 @@ public final class PoolConfig {
     private final Duration blockingPromotionTimeout;
     private final Duration watchdogInterval;
     private final long workerScratchCapBytes;
+    private final Duration scratchIdlePurge;
 
     private PoolConfig(Builder b) {
         this.maxThreads = b.maxThreads;
@@ -64,6 +65,7 @@ public final class PoolConfig {
         this.blockingPromotionTimeout = b.blockingPromotionTimeout;
         this.watchdogInterval = b.watchdogInterval;
         this.workerScratchCapBytes = b.workerScratchCapBytes;
+        this.scratchIdlePurge = b.scratchIdlePurge;
     }
 
     public static Builder builder() {
@@ -97,6 +99,8 @@ public final class PoolConfig {
     public Duration blockingPromotionTimeout() { return blockingPromotionTimeout; }
     public Duration watchdogInterval() { return watchdogInterval; }
     public long workerScratchCapBytes() { return workerScratchCapBytes; }
+    /** How long a parked worker keeps its scratch buffer before freeing it; {@link Duration#ZERO}: until purged. */
+    public Duration scratchIdlePurge() { return scratchIdlePurge; }
 
     @Override
     public String toString() {
@@ -127,6 +131,7 @@ public final class PoolConfig {
         private Duration blockingPromotionTimeout = Duration.ofMillis(100);
         private Duration watchdogInterval = Duration.ofMillis(10);
         private long workerScratchCapBytes = 64 * 1024;
+        private Duration scratchIdlePurge = Duration.ZERO;
 
         private Builder() {}
 
@@ -168,6 +173,11 @@ public final class PoolConfig {
         public Builder watchdogInterval(Duration d) { this.watchdogInterval = d; return this; }
         /** Per-worker scratch buffer cap in bytes, 0..1 GiB (0 disables scratch). Default 64 KiB. */
         public Builder workerScratchCapBytes(long n) { this.workerScratchCapBytes = n; return this; }
+        /**
+         * A worker parked this long with a scratch buffer frees it: 0 (the default: only
+         * {@link ThreadPool#purgeWorkerCaches()} frees it) or in [1 ms, 1 h].
+         */
+        public Builder scratchIdlePurge(Duration d) { this.scratchIdlePurge = d; return this; }
 
         /**
          * Validates and builds.
@@ -204,6 +214,10 @@ public final class PoolConfig {
             if (workerScratchCapBytes < 0 || workerScratchCapBytes > (1L << 30)) {
                 throw new IllegalArgumentException("workerScratchCapBytes must be in [0, 1073741824]: "
                         + "workerScratchCapBytes=" + workerScratchCapBytes);
+            }
+            Objects.requireNonNull(scratchIdlePurge, "scratchIdlePurge must not be null");
+            if (!scratchIdlePurge.isZero()) {
+                duration("scratchIdlePurge", scratchIdlePurge, Duration.ofMillis(1), Duration.ofHours(1));
             }
             return new PoolConfig(this);
         }

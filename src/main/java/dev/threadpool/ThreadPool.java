@@ -325,7 +325,8 @@ public final class ThreadPool implements AutoCloseable {
     }
 
     /**
-     * Gives back per-worker caches (scratch buffers). Only while quiescent.
+     * Gives back per-worker caches (scratch buffers: {@code liveBytes} drops by exactly their counted size).
+     * Only while quiescent.
      *
      * @throws PoolBusyException if a task is queued or running
      */
@@ -337,6 +338,25 @@ public final class ThreadPool implements AutoCloseable {
         } catch (IllegalStateException e) {
             throw closedFailure(e);
         }
+    }
+
+    /**
+     * The calling worker's scratch buffer, for temporary off-heap memory inside a running task (see
+     * {@link WorkerScratch}). Returns the same object for every call on one worker; allocates nothing.
+     *
+     * @throws IllegalStateException if the caller is not a worker thread of this pool, or the pool is closed
+     */
+    public WorkerScratch scratch() {
+        return core.scratch();
+    }
+
+    /**
+     * Resident, peak resident and virtual memory of the whole process (not only this pool). The first call
+     * loads a native binding (jnr-ffi / jffi) through a lazy holder; a program that never calls it never loads
+     * it, and {@link #statsSnapshot()} never does. See {@link ProcessMemory} for what each platform reports.
+     */
+    public static ProcessMemory processMemory() {
+        return dev.threadpool.internal.os.ProcessMemoryProbe.read();
     }
 
     @Override
