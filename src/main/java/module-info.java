@@ -6,4 +6,9 @@
  */
 module dev.threadpool {
     exports dev.threadpool;
+
+    // ThreadPool.processMemory(): automatic modules on the module path, loaded only when first asked.
+    requires org.jnrproject.posix;
+    requires org.jnrproject.ffi;
+    requires org.jnrproject.constants;
 }

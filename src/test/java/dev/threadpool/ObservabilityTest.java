@@ -27,6 +27,11 @@ import org.junit.jupiter.params.provider.MethodSource;
 @Timeout(value = 120, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class ObservabilityTest {
 
+    @org.junit.jupiter.api.AfterEach
+    void auditAccounting() {
+        TestSupport.auditTracked();
+    }
+
     static java.util.stream.Stream<PoolVariant> variants() {
         return ThreadPoolContractTest.variants();
     }
@@ -44,7 +49,7 @@ class ObservabilityTest {
     @ParameterizedTest
     @MethodSource("variants")
     void queueDepthCurrentAndPeakPerLane(PoolVariant v) throws Exception {
-        try (ThreadPool pool = ThreadPool.create(ThreadPoolContractTest.config(v).maxThreads(1).build())) {
+        try (ThreadPool pool = TestSupport.track(ThreadPool.create(ThreadPoolContractTest.config(v).maxThreads(1).build()))) {
             CountDownLatch running = new CountDownLatch(1);
             CountDownLatch release = new CountDownLatch(1);
             pool.submit(() -> {
@@ -75,7 +80,7 @@ class ObservabilityTest {
     @ParameterizedTest
     @MethodSource("variants")
     void busyTimeGrowsWhileATaskRunsAndIdleTimeWhileParked(PoolVariant v) throws Exception {
-        try (ThreadPool pool = ThreadPool.create(ThreadPoolContractTest.config(v).maxThreads(2).build())) {
+        try (ThreadPool pool = TestSupport.track(ThreadPool.create(ThreadPoolContractTest.config(v).maxThreads(2).build()))) {
             CountDownLatch running = new CountDownLatch(1);
             CountDownLatch release = new CountDownLatch(1);
             int[] worker = new int[1];
@@ -110,8 +115,8 @@ class ObservabilityTest {
     @ParameterizedTest
     @MethodSource("variants")
     void fullTimestampsRecordQueueWaitExecutionAndWakeLatency(PoolVariant v) throws Exception {
-        try (ThreadPool pool = ThreadPool.create(ThreadPoolContractTest.config(v).queueCapacity(1024)
-                .timestampMode(TimestampMode.FULL).build())) {
+        try (ThreadPool pool = TestSupport.track(ThreadPool.create(ThreadPoolContractTest.config(v).queueCapacity(1024)
+                .timestampMode(TimestampMode.FULL).build()))) {
             int n = 500;
             WaitGroup g = new WaitGroup();
             for (int i = 0; i < n; i++) {
@@ -149,7 +154,7 @@ class ObservabilityTest {
 
     @Test
     void disabledTimestampsRecordNothingAndAllocateNoHistogram() throws Exception {
-        ThreadPool pool = ThreadPool.create(PoolConfig.builder().maxThreads(2).daemon(true).build());
+        ThreadPool pool = TestSupport.track(ThreadPool.create(PoolConfig.builder().maxThreads(2).daemon(true).build()));
         try {
             WaitGroup g = new WaitGroup();
             for (int i = 0; i < 100; i++) {
@@ -196,8 +201,8 @@ class ObservabilityTest {
     @Test
     void scratchIsLazyCountedBoundedAndPurgedExactly() throws Exception {
         long cap = 8192;
-        ThreadPool pool = ThreadPool.create(PoolConfig.builder().maxThreads(1).daemon(true)
-                .workerScratchCapBytes(cap).build());
+        ThreadPool pool = TestSupport.track(ThreadPool.create(PoolConfig.builder().maxThreads(1).daemon(true)
+                .workerScratchCapBytes(cap).build()));
         try {
             PoolStats before = awaitQuiescent(pool);
             assertEquals(0, before.scratchBytes());
@@ -269,7 +274,7 @@ class ObservabilityTest {
 
     @Test
     void purgeRefusesABusyPoolAndOldSegmentsFailAfterPurge() throws Exception {
-        ThreadPool pool = ThreadPool.create(PoolConfig.builder().maxThreads(1).daemon(true).build());
+        ThreadPool pool = TestSupport.track(ThreadPool.create(PoolConfig.builder().maxThreads(1).daemon(true).build()));
         try {
             CountDownLatch holding = new CountDownLatch(1);
             CountDownLatch release = new CountDownLatch(1);
@@ -298,8 +303,8 @@ class ObservabilityTest {
 
     @Test
     void disabledScratchSaysSo() throws Exception {
-        try (ThreadPool pool = ThreadPool.create(PoolConfig.builder().maxThreads(1).daemon(true)
-                .workerScratchCapBytes(0).build())) {
+        try (ThreadPool pool = TestSupport.track(ThreadPool.create(PoolConfig.builder().maxThreads(1).daemon(true)
+                .workerScratchCapBytes(0).build()))) {
             String msg = onWorker(pool, () -> {
                 WorkerScratch s = pool.scratch();
                 long m = s.begin();
@@ -319,8 +324,8 @@ class ObservabilityTest {
 
     @Test
     void anIdleWorkerFreesItsScratchAfterScratchIdlePurge() throws Exception {
-        ThreadPool pool = ThreadPool.create(PoolConfig.builder().maxThreads(1).daemon(true)
-                .scratchIdlePurge(Duration.ofMillis(5)).build());
+        ThreadPool pool = TestSupport.track(ThreadPool.create(PoolConfig.builder().maxThreads(1).daemon(true)
+                .scratchIdlePurge(Duration.ofMillis(5)).build()));
         try {
             long base = awaitQuiescent(pool).liveBytes();
             onWorker(pool, () -> {
