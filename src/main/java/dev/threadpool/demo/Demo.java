@@ -50,6 +50,7 @@ public final class Demo {
             ok &= divideAndConquer(pool, threads);
             ok &= failureIsContained(pool);
             printStats(pool.statsSnapshot());
+            StatsPrinter.print(pool.statsSnapshot(), ThreadPool.processMemory()); // docs/OBSERVABILITY.md
         } finally {
             pool.close();
         }

@@ -52,6 +52,25 @@ final class NativeProbe {
         }
     }
 
+    /**
+     * On the module path our binding interfaces sit in a package {@code dev.threadpool} does not export, and
+     * jnr-ffi's default (ASM) loader defines their implementation in an unnamed module that may not access
+     * them (IllegalAccessError "superinterface check failed"). Its reflection loader builds a
+     * {@link java.lang.reflect.Proxy} instead, which the JDK places in a dynamic module granted access to the
+     * interfaces' package: select it there, before jnr-ffi's provider class reads the property (it is read once,
+     * when jnr-ffi's {@code NativeLibraryLoader} initialises, which nothing but this class triggers). On the
+     * class path the fast ASM loader stays.
+     */
+    private static void selectLoaderForModulePath() {
+        if (NativeProbe.class.getModule().isNamed() && System.getProperty("jnr.ffi.asm.enabled") == null) {
+            System.setProperty("jnr.ffi.asm.enabled", "false");
+        }
+    }
+
+    static {
+        selectLoaderForModulePath();
+    }
+
     // ---- Linux (tested) -----------------------------------------------------------------------------------
 
     static ProcessMemoryProbe.Probe linux() {
