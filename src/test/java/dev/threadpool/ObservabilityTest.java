@@ -170,6 +170,18 @@ class ObservabilityTest {
         assertClosedClean(pool);
     }
 
+    @Test
+    void theSystemPropertyCompilesTimestampsOutEvenForFullPools() throws Exception {
+        dev.threadpool.audit.ChildJvm.Result on = dev.threadpool.audit.ChildJvm.run(
+                dev.threadpool.audit.TimestampsOffMain.class, java.util.List.of());
+        assertEquals(0, on.exitCode(), on.output());
+        assertTrue(on.output().contains("enabled=true samples=1000 histogramBlocks=3"), on.output());
+        dev.threadpool.audit.ChildJvm.Result off = dev.threadpool.audit.ChildJvm.run(
+                dev.threadpool.audit.TimestampsOffMain.class, java.util.List.of("-Ddev.threadpool.timestamps=false"));
+        assertEquals(0, off.exitCode(), off.output());
+        assertTrue(off.output().contains("enabled=false samples=0 histogramBlocks=0"), off.output());
+    }
+
     /** A tiny bit of work the JIT cannot drop. */
     static final class ThreadLocalRandomHolder {
         static double next() {
