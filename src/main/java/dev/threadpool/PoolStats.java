@@ -1,6 +1,7 @@
 package dev.threadpool;
 
 import java.util.List;
+import java.util.Objects;
 
 /**
  * A snapshot of a pool's counters and memory accounting, from {@link ThreadPool#statsSnapshot()}.
@@ -82,7 +83,7 @@ public record PoolStats(
     public PoolStats {
         workers = List.copyOf(workers);
         lanes = List.copyOf(lanes);
-        java.util.Objects.requireNonNull(latency, "latency");
+        Objects.requireNonNull(latency, "latency");
     }
 
     /** The depth and peak of {@code lane}. */

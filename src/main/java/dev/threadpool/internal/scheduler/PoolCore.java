@@ -1168,6 +1168,11 @@ public final class PoolCore {
         return scratch[w.index];
     }
 
+    /** White-box hook for tests in this package: worker {@code w}'s scratch buffer. */
+    WorkerScratchBuffer scratchBufferForTest(int w) {
+        return scratch[w];
+    }
+
     /** White-box hook for tests in this package: the raw counters. */
     PoolCounters countersForTest() {
         return counters;

@@ -150,15 +150,23 @@ final class WorkerScratchBuffer implements WorkerScratch {
 
     /**
      * Frees the block if it is allocated and no mark is open; any thread. Returns false when the owner holds a
-     * mark (nothing freed); true otherwise.
+     * mark (nothing freed); true otherwise, also when a concurrent purge (the owner's idle purge and
+     * {@code purgeWorkerCaches}) freed it first.
      */
     boolean purge() {
         if (countedBytes == 0) {
             return true;
         }
-        // CAS (volatile): excludes the owner's begin(); pairs with its CAS and with finish()'s release store.
-        if (!STATE.compareAndSet(this, FREE, PURGING)) {
-            return false;
+        for (;;) {
+            int st = (int) STATE.getVolatile(this);
+            if (st == IN_USE) {
+                return false;
+            }
+            // CAS (volatile): excludes the owner's begin(); pairs with its CAS and with finish()'s release store.
+            if (st == FREE && STATE.compareAndSet(this, FREE, PURGING)) {
+                break;
+            }
+            Thread.onSpinWait(); // another purger (the owner's idle purge) is freeing it: wait, then re-check
         }
         try {
             MemorySegment b = block;
