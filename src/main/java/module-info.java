@@ -9,4 +9,9 @@ module dev.threadpool {
     requires jdk.jfr;
 
     exports dev.threadpool;
+
+    // ThreadPool.processMemory(): automatic modules on the module path, loaded only when first asked.
+    requires org.jnrproject.posix;
+    requires org.jnrproject.ffi;
+    requires org.jnrproject.constants;
 }

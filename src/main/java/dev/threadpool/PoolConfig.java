@@ -42,6 +42,7 @@ public final class PoolConfig {
     private final Duration watchdogInterval;
     private final long workerScratchCapBytes;
     private final int[] workerCpus;
+    private final Duration scratchIdlePurge;
 
     private PoolConfig(Builder b) {
         this.maxThreads = b.maxThreads;
@@ -66,6 +67,7 @@ public final class PoolConfig {
         this.watchdogInterval = b.watchdogInterval;
         this.workerScratchCapBytes = b.workerScratchCapBytes;
         this.workerCpus = b.workerCpus.clone();
+        this.scratchIdlePurge = b.scratchIdlePurge;
     }
 
     public static Builder builder() {
@@ -101,6 +103,8 @@ public final class PoolConfig {
     public long workerScratchCapBytes() { return workerScratchCapBytes; }
     /** The CPU each worker is pinned to (worker i: {@code cpus[i % length]}); empty when pinning is off. */
     public int[] workerCpus() { return workerCpus.clone(); }
+    /** How long a parked worker keeps its scratch buffer before freeing it; {@link Duration#ZERO}: until purged. */
+    public Duration scratchIdlePurge() { return scratchIdlePurge; }
 
     @Override
     public String toString() {
@@ -132,6 +136,7 @@ public final class PoolConfig {
         private Duration watchdogInterval = Duration.ofMillis(10);
         private long workerScratchCapBytes = 64 * 1024;
         private int[] workerCpus = new int[0];
+        private Duration scratchIdlePurge = Duration.ZERO;
 
         private Builder() {}
 
@@ -183,6 +188,11 @@ public final class PoolConfig {
             this.workerCpus = Objects.requireNonNull(cpus, "workerCpus must not be null").clone();
             return this;
         }
+        /**
+         * A worker parked this long with a scratch buffer frees it: 0 (the default: only
+         * {@link ThreadPool#purgeWorkerCaches()} frees it) or in [1 ms, 1 h].
+         */
+        public Builder scratchIdlePurge(Duration d) { this.scratchIdlePurge = d; return this; }
 
         /**
          * Validates and builds.
@@ -225,6 +235,10 @@ public final class PoolConfig {
             if (workerScratchCapBytes < 0 || workerScratchCapBytes > (1L << 30)) {
                 throw new IllegalArgumentException("workerScratchCapBytes must be in [0, 1073741824]: "
                         + "workerScratchCapBytes=" + workerScratchCapBytes);
+            }
+            Objects.requireNonNull(scratchIdlePurge, "scratchIdlePurge must not be null");
+            if (!scratchIdlePurge.isZero()) {
+                duration("scratchIdlePurge", scratchIdlePurge, Duration.ofMillis(1), Duration.ofHours(1));
             }
             return new PoolConfig(this);
         }

@@ -1,6 +1,7 @@
 package dev.threadpool;
 
 import java.util.List;
+import java.util.Objects;
 
 /**
  * A snapshot of a pool's counters and memory accounting, from {@link ThreadPool#statsSnapshot()}.
@@ -40,6 +41,14 @@ import java.util.List;
  * @param overflowLive    overflow workers alive now: {@code overflowSpawned - overflowRetired}
  * @param accountingSkewDetected true when the counters broke an invariant in this snapshot and the one
  *                        before it (e.g. descriptors live with no task outstanding), which points at a bug
+ * @param lanes           queue depth, current and peak, one entry per {@link Lane} in declaration order
+ * @param latency         queue-wait, execution and wake latency ({@link TimestampMode#FULL} only)
+ * @param scratchBytes    counted bytes of every worker scratch buffer allocated now (included in
+ *                        {@code liveBytes})
+ *
+ * <p>Process memory (resident, peak resident, virtual) is not part of the snapshot on purpose: reading it
+ * loads a native binding (jnr-ffi / jffi) on first use, and a snapshot must stay cheap and load nothing. Ask
+ * {@link ThreadPool#processMemory()} for it. See {@code docs/OBSERVABILITY.md} for every field's cost.
  */
 public record PoolStats(
         long submitted,
@@ -66,9 +75,60 @@ public record PoolStats(
         long overflowSpawned,
         long overflowRetired,
         long overflowLive,
-        boolean accountingSkewDetected) {
+        boolean accountingSkewDetected,
+        List<LaneStats> lanes,
+        LatencyStats latency,
+        long scratchBytes) {
 
     public PoolStats {
         workers = List.copyOf(workers);
+        lanes = List.copyOf(lanes);
+        Objects.requireNonNull(latency, "latency");
+    }
+
+    /** The depth and peak of {@code lane}. */
+    public LaneStats lane(Lane lane) {
+        for (LaneStats l : lanes) {
+            if (l.lane() == lane) {
+                return l;
+            }
+        }
+        return new LaneStats(lane, 0, 0);
+    }
+
+    /** Entries queued now, over every lane. */
+    public long queueDepth() {
+        long d = 0;
+        for (LaneStats l : lanes) {
+            d += l.depth();
+        }
+        return d;
+    }
+
+    /** The highest depth observed, summed over the lanes' peaks (each lane peaks on its own). */
+    public long peakQueueDepth() {
+        long d = 0;
+        for (LaneStats l : lanes) {
+            d += l.peakDepth();
+        }
+        return d;
+    }
+
+    /** Every worker's busy time summed, ns. */
+    public long busyNanos() {
+        long t = 0;
+        for (WorkerStats w : workers) {
+            t += w.busyNanos();
+        }
+        return t;
+    }
+
+    /** Every worker's idle time summed, ns. */
+    public long idleNanos() {
+        long t = 0;
+        for (WorkerStats w : workers) {
+            t += w.idleNanos();
+        }
+        return t;
     }
 }

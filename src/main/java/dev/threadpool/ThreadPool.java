@@ -469,9 +469,10 @@ public final class ThreadPool implements AutoCloseable {
     }
 
     /**
-     * Gives back per-worker caches: every worker's cached free descriptors go back to the shared freelist
-     * (each worker flushes its own when it runs out of work; this waits, at most 5 s, until all have). Only
-     * while quiescent. Registered submitters keep their small caches until {@link Submitter#close()}.
+     * Gives back per-worker caches while quiescent: every worker's cached free descriptors go back to the shared
+     * freelist (each worker flushes its own when it runs out of work; this waits, at most 5 s, until all have),
+     * and every worker's scratch buffer is freed ({@code liveBytes} drops by exactly its counted size).
+     * Registered submitters keep their small descriptor caches until {@link Submitter#close()}.
      *
      * @throws PoolBusyException if a task is queued or running, or a worker's cache did not empty in time
      */
@@ -483,6 +484,25 @@ public final class ThreadPool implements AutoCloseable {
         } catch (IllegalStateException e) {
             throw closedFailure(e);
         }
+    }
+
+    /**
+     * The calling worker's scratch buffer, for temporary off-heap memory inside a running task (see
+     * {@link WorkerScratch}). Returns the same object for every call on one worker; allocates nothing.
+     *
+     * @throws IllegalStateException if the caller is not a worker thread of this pool, or the pool is closed
+     */
+    public WorkerScratch scratch() {
+        return core.scratch();
+    }
+
+    /**
+     * Resident, peak resident and virtual memory of the whole process (not only this pool). The first call
+     * loads a native binding (jnr-ffi / jffi) through a lazy holder; a program that never calls it never loads
+     * it, and {@link #statsSnapshot()} never does. See {@link ProcessMemory} for what each platform reports.
+     */
+    public static ProcessMemory processMemory() {
+        return dev.threadpool.internal.os.ProcessMemoryProbe.read();
     }
 
     @Override

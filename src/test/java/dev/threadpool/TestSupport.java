@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
@@ -42,6 +44,7 @@ public final class TestSupport {
             last[0] = s;
             return s.queuedTasks() == 0 && s.activeTasks() == 0 && s.taskDescLive() == 0;
         }, () -> String.valueOf(last[0]));
+        assertQuiescentAccounting(last[0]);
         return last[0];
     }
 
@@ -53,6 +56,55 @@ public final class TestSupport {
         assertTrue(s.started() + s.cancelled() <= s.submitted(), "started + cancelled <= submitted: " + s);
         assertTrue(s.taskDescLive() >= 0, "taskDescLive >= 0: " + s);
         assertFalse(s.accountingSkewDetected(), "no accounting skew: " + s);
+        long scratch = 0;
+        for (WorkerStats w : s.workers()) {
+            assertTrue(w.busyNanos() >= 0 && w.idleNanos() >= 0, "busy/idle never negative: " + w);
+            assertTrue(w.localQueueLength() >= 0, "local queue length >= 0: " + w);
+            scratch += w.scratchBytes();
+        }
+        assertEquals(scratch, s.scratchBytes(), "scratchBytes sums the workers': " + s);
+        assertTrue(s.scratchBytes() <= s.liveBytes(), "scratch is part of liveBytes: " + s);
+        for (LaneStats l : s.lanes()) {
+            assertTrue(l.depth() >= 0 && l.peakDepth() >= l.depth(), "0 <= depth <= peak: " + l);
+        }
+        LatencyStats lat = s.latency();
+        assertTrue(lat.queueWait().count() <= s.started() && lat.execution().count() <= s.started(),
+                "latency samples <= started: " + lat);
+        assertTrue(s.overflowLive() >= 0, "overflowLive >= 0: " + s);
+    }
+
+    /** {@link #assertAccounting} plus what must hold once nothing is queued or running. */
+    public static void assertQuiescentAccounting(PoolStats s) {
+        assertAccounting(s);
+        assertEquals(0, s.taskDescLive(), "taskDescLive back to zero when quiescent: " + s);
+        assertEquals(0, s.queuedTasks(), "nothing queued: " + s);
+        assertEquals(0, s.activeTasks(), "nothing running: " + s);
+    }
+
+    private static final List<ThreadPool> TRACKED = new ArrayList<>();
+
+    /** Registers {@code pool} for {@link #auditTracked()}; returns it. */
+    public static synchronized ThreadPool track(ThreadPool pool) {
+        TRACKED.add(pool);
+        return pool;
+    }
+
+    /**
+     * The audit run after every workload of a test class: each tracked pool is checked with
+     * {@link #assertClosedClean} if closed, else with {@link #assertAccounting}; the list is then cleared.
+     */
+    public static synchronized void auditTracked() {
+        try {
+            for (ThreadPool p : TRACKED) {
+                if (p.isClosed()) {
+                    assertClosedClean(p);
+                } else {
+                    assertAccounting(p.statsSnapshot());
+                }
+            }
+        } finally {
+            TRACKED.clear();
+        }
     }
 
     /** After close: nothing live, everything freed, every accepted task accounted for. */
@@ -64,5 +116,6 @@ public final class TestSupport {
         assertEquals(0, s.taskDescLive(), "taskDescLive after close: " + s);
         assertEquals(s.submitted(), s.completed() + s.failed() + s.cancelled(), "every task ended: " + s);
         assertTrue(s.totalAllocBytes() > 0, "the pool allocated something: " + s);
+        assertEquals(0, s.scratchBytes(), "no scratch after close: " + s);
     }
 }

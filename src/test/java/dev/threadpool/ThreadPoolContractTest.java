@@ -56,7 +56,13 @@ class ThreadPoolContractTest {
     }
 
     static ThreadPool pool(PoolVariant v) {
-        return ThreadPool.create(config(v).build());
+        return TestSupport.track(ThreadPool.create(config(v).build()));
+    }
+
+    /** The accounting audit after every workload (see TestSupport.auditTracked). */
+    @org.junit.jupiter.api.AfterEach
+    void auditAccounting() {
+        TestSupport.auditTracked();
     }
 
     // ---- exactly once ----------------------------------------------------------------------------------

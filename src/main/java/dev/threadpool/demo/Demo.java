@@ -53,6 +53,7 @@ public final class Demo {
             ok &= Wsum.run(threads); // the same wsum on WORK_STEALING and on ForkJoinPool (docs/WSUM.md)
             ok &= failureIsContained(pool);
             printStats(pool.statsSnapshot());
+            StatsPrinter.print(pool.statsSnapshot(), ThreadPool.processMemory()); // docs/OBSERVABILITY.md
         } finally {
             pool.close();
         }

@@ -80,11 +80,16 @@ public final class PoolMemory implements AutoCloseable {
         return allocate(purpose, bytes, true);
     }
 
+    /** What a block of {@code bytes} usable bytes adds to {@code liveBytes}: the raw size, slack included. */
+    public static long countedSize(long bytes) {
+        return Math.addExact(bytes, CacheLine.PAD - 1);
+    }
+
     private MemorySegment allocate(String purpose, long bytes, boolean canRelease) {
         if (bytes <= 0) {
             throw new IllegalArgumentException("bytes must be > 0: bytes=" + bytes + " for " + purpose);
         }
-        long raw = Math.addExact(bytes, CacheLine.PAD - 1);
+        long raw = countedSize(bytes);
         synchronized (lock) {
             ensureOpen();
             Arena owner = canRelease ? (confinedToGc ? Arena.ofAuto() : Arena.ofShared()) : arena;

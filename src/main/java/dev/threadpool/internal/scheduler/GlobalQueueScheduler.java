@@ -56,4 +56,9 @@ final class GlobalQueueScheduler implements Scheduler {
     @Override
     public void close() {
     }
+
+    @Override
+    public long depth(dev.threadpool.Lane lane) {
+        return lane == dev.threadpool.Lane.DEFAULT ? inject.size() : 0;
+    }
 }

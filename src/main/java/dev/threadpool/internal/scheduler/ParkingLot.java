@@ -39,6 +39,8 @@ public final class ParkingLot {
     private final MemorySegment seg;
     private final Thread[] threads;
     private final int workers;
+    /** Where a waker stamps the unpark for the wake-latency histogram; null unless TimestampMode.FULL. */
+    private dev.threadpool.internal.stats.WorkerTimes wakeStamps;
 
     public ParkingLot(PoolMemory memory, int workers) {
         this.seg = memory.allocate("idle mask", CacheLine.PAD);
@@ -49,6 +51,14 @@ public final class ParkingLot {
     /** Registers worker {@code i}'s thread before it starts (published by {@code Thread.start}). */
     public void register(int i, Thread t) {
         threads[i] = t;
+    }
+
+    /**
+     * Makes {@link #wakeOne} stamp {@code System.nanoTime()} into the woken worker's wake word just before its
+     * unpark. Called from the pool's constructor, before any thread can wake (published with the pool).
+     */
+    public void stampWakesInto(dev.threadpool.internal.stats.WorkerTimes times) {
+        this.wakeStamps = times;
     }
 
     /** Step 1: announce that worker {@code i} is about to park. */
@@ -99,6 +109,10 @@ public final class ParkingLot {
             if ((prev & bit) != 0) {
                 // opaque: the hint is only a heuristic; races on it are harmless.
                 Mem.setLongOpaque(s, WAKE_HINT_OFFSET, i + 1);
+                dev.threadpool.internal.stats.WorkerTimes stamps = wakeStamps;
+                if (stamps != null) {
+                    stamps.stampWake(i, System.nanoTime()); // release; the worker takes it after park returns
+                }
                 LockSupport.unpark(threads[i]);
                 return i;
             }

@@ -2,6 +2,10 @@ package dev.threadpool.internal.scheduler;
 
 import dev.threadpool.IdleStrategy;
 import dev.threadpool.InvalidHandleException;
+import dev.threadpool.Lane;
+import dev.threadpool.LaneStats;
+import dev.threadpool.LatencyStats;
+import dev.threadpool.LatencySummary;
 import dev.threadpool.PoolBusyException;
 import dev.threadpool.PoolConfig;
 import dev.threadpool.PoolShutdownException;
@@ -13,14 +17,19 @@ import dev.threadpool.TaskErrorHandler;
 import dev.threadpool.TaskFailedException;
 import dev.threadpool.TimestampMode;
 import dev.threadpool.WaitGroup;
+import dev.threadpool.WorkerScratch;
 import dev.threadpool.WorkerStats;
 import dev.threadpool.internal.jfr.PoolEvents;
 import dev.threadpool.internal.memory.PoolMemory;
 import dev.threadpool.internal.os.Affinity;
 import dev.threadpool.internal.queue.BoundedRing;
 import dev.threadpool.internal.queue.QueueEntry;
+import dev.threadpool.internal.stats.LogHistogram;
 import dev.threadpool.internal.stats.PoolCounters;
+import dev.threadpool.internal.stats.QueueDepthGauge;
 import dev.threadpool.internal.stats.RecentErrors;
+import dev.threadpool.internal.stats.Timestamps;
+import dev.threadpool.internal.stats.WorkerTimes;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
@@ -120,6 +129,10 @@ public final class PoolCore {
     private final PoolConfig config;
     private final int capacity;
     private final int workerCount;
+    /**
+     * TimestampMode.FULL. Every use reads {@code Timestamps.COMPILED && timestamps}: with
+     * {@code -Ddev.threadpool.timestamps=false} the static final folds the whole branch away.
+     */
     private final boolean timestamps;
     private final IdleStrategy idleStrategy;
     private final long spinBeforeParkNanos;
@@ -142,6 +155,18 @@ public final class PoolCore {
     private final DescCache[] workerCaches;
     /** One acquire-only descriptor cache per submitter slot (refills of {@link #submitterRefill}), or null. */
     private final DescCache[] submitterCaches;
+    /** Busy / idle time and wake stamps, per worker slot. */
+    private final WorkerTimes times;
+    /** Peak queue depth per lane. */
+    private final QueueDepthGauge depthGauge;
+    /** TimestampMode.FULL only (else null): per-worker queue-wait, execution and wake-latency histograms. */
+    private final LogHistogram waitHist;
+    private final LogHistogram execHist;
+    private final LogHistogram wakeHist;
+    /** One per worker slot, on-heap until first used; the buffer itself is allocated on first allocate(). */
+    private final WorkerScratchBuffer[] scratch;
+    /** How long a worker holding a scratch buffer stays parked before it frees it; 0: never. */
+    private final long scratchIdlePurgeNanos;
 
     // ---- on-heap references, indexed by descriptor slot ---------------------------------------------------
     private final Runnable[] tasks;
@@ -166,7 +191,8 @@ public final class PoolCore {
         this.config = config;
         this.capacity = config.queueCapacity();
         this.workerCount = config.maxThreads();
-        this.timestamps = config.timestampMode() == TimestampMode.FULL;
+        this.timestamps = Timestamps.COMPILED && config.timestampMode() == TimestampMode.FULL;
+        this.scratchIdlePurgeNanos = config.scratchIdlePurge().toNanos();
         this.idleStrategy = config.idleStrategy();
         this.spinBeforeParkNanos = config.spinBeforePark().toNanos();
         this.errorHandler = config.errorHandler();
@@ -194,6 +220,19 @@ public final class PoolCore {
                     ? DescCache.allocateArray(memory, "submitter descriptor caches", table,
                             SubmitterRegistry.MAX_SUBMITTERS, refill)
                     : null;
+            int slots = workerSlots();
+            this.times = new WorkerTimes(memory, slots);
+            this.depthGauge = new QueueDepthGauge(memory);
+            if (timestamps) {
+                this.waitHist = new LogHistogram(memory, "queue-wait histograms", slots);
+                this.execHist = new LogHistogram(memory, "execution histograms", slots);
+                this.wakeHist = new LogHistogram(memory, "wake-latency histograms", slots);
+                parking.stampWakesInto(times);
+            } else {
+                this.waitHist = null;
+                this.execHist = null;
+                this.wakeHist = null;
+            }
         } catch (RuntimeException | Error e) {
             memory.close();
             throw e;
@@ -203,6 +242,10 @@ public final class PoolCore {
         this.failures = new Throwable[capacity];
         this.signals = new SlotSignal[capacity];
         this.errors = new RecentErrors(config.recentErrorCapacity());
+        this.scratch = new WorkerScratchBuffer[workerSlots()];
+        for (int i = 0; i < scratch.length; i++) {
+            scratch[i] = new WorkerScratchBuffer(this, memory, i, config.workerScratchCapBytes());
+        }
         this.descriptorFree = table::hasFree;
         this.admissionClosed = counters::admissionClosed;
 
@@ -301,6 +344,7 @@ public final class PoolCore {
             }
             handedOver = true;
             enqueue(self, submitter, publish(idx, task, group, flags, false));
+            observeDepth();
             scheduler.signalWork(1);
             return true;
         } finally {
@@ -375,6 +419,7 @@ public final class PoolCore {
                 }
                 pushed += n;
             }
+            observeDepth();
             scheduler.signalWork(got); // GQ: at most one wake per accepted task, stopping when nobody is idle
             i += got;
             done += got;
@@ -401,6 +446,7 @@ public final class PoolCore {
         }
         long entry = publish(idx, task, null, flags, true);
         enqueue(self, submitter, entry);
+        observeDepth();
         scheduler.signalWork(1);
         return entry;
     }
@@ -409,7 +455,7 @@ public final class PoolCore {
     private long publish(int idx, Runnable task, WaitGroup group, int flags, boolean waitable) {
         tasks[idx] = task; // plain: published by the release store in table.publish
         groups[idx] = group;
-        table.prepare(idx, flags, timestamps ? System.nanoTime() : 0L);
+        table.prepare(idx, flags, Timestamps.COMPILED && timestamps ? System.nanoTime() : 0L);
         int gen = table.publish(idx, waitable);
         return QueueEntry.pack(gen, idx);
     }
@@ -659,16 +705,39 @@ public final class PoolCore {
     // =====================================================================================================
 
     void workerMain(WorkerThread self) {
-        for (;;) {
-            long e = scheduler.next(self);
-            if (e != QueueEntry.EMPTY) {
-                runEntry(self, e);
-                continue;
+        times.born(self.index, System.nanoTime());
+        try {
+            for (;;) {
+                long e = scheduler.next(self);
+                if (e != QueueEntry.EMPTY) {
+                    runEntry(self, e);
+                    continue;
+                }
+                if (!timedIdle(self)) {
+                    return;
+                }
             }
-            if (!idle(self)) {
-                return;
-            }
+        } finally {
+            times.died(self.index, System.nanoTime());
         }
+    }
+
+    /** {@link #idle} between two clock reads: the only place busy / idle time is measured (none per task). */
+    private boolean timedIdle(WorkerThread self) {
+        times.beginIdle(self.index, System.nanoTime());
+        try {
+            return idle(self);
+        } finally {
+            times.endIdle(self.index, System.nanoTime());
+        }
+    }
+
+    /**
+     * After a push: feeds the inject ring's occupancy to the peak gauge (two volatile loads and a compare; a
+     * CAS only for a new peak). Snapshots feed the whole lane's depth, so the peak also covers local queues.
+     */
+    private void observeDepth() {
+        depthGauge.observe(Lane.DEFAULT, inject.size());
     }
 
     /**
@@ -723,9 +792,26 @@ public final class PoolCore {
         }
         counters.increment(i, PoolCounters.PARKS);
         Thread.interrupted(); // a pending interrupt would make park() return at once: clear it, do not spin
-        parking.park();
+        WorkerScratchBuffer sb = scratchIdlePurgeNanos > 0 && i < scratch.length ? scratch[i] : null;
+        boolean purgeOnTimeout = sb != null && sb.allocated();
+        long parkedAt = purgeOnTimeout ? System.nanoTime() : 0L;
+        if (purgeOnTimeout) {
+            parking.parkNanos(scratchIdlePurgeNanos); // a timed park, so an idle worker can free its scratch
+        } else {
+            parking.park();
+        }
         boolean stillAnnounced = parking.retract(i);
+        if (purgeOnTimeout && stillAnnounced && System.nanoTime() - parkedAt >= scratchIdlePurgeNanos) {
+            sb.purge(); // idle for scratchIdlePurge: give the buffer back (no mark can be open: we are idle)
+            return !stopWorkers; // a timeout, not a spurious wakeup
+        }
         counters.increment(i, stillAnnounced ? PoolCounters.SPURIOUS_WAKEUPS : PoolCounters.WAKEUPS);
+        if (Timestamps.COMPILED && timestamps && !stillAnnounced) {
+            long stamp = times.takeWakeStamp(i); // written by the waker just before its unpark
+            if (stamp != 0) {
+                wakeHist.record(i, System.nanoTime() - stamp);
+            }
+        }
         return !stopWorkers;
     }
 
@@ -741,8 +827,12 @@ public final class PoolCore {
         counters.increment(w, PoolCounters.STARTED);
         Runnable task = tasks[idx]; // plain: published by the release of QUEUED, observed by our CAS
         WaitGroup group = groups[idx];
-        if (timestamps) {
-            table.setStartNanos(idx, System.nanoTime());
+        long startNanos = 0;
+        if (Timestamps.COMPILED && timestamps) {
+            startNanos = System.nanoTime();
+            table.setStartNanos(idx, startNanos);
+            // submitNanos: plain, written before the publishing release store our tryStart CAS observed
+            waitHist.record(w, startNanos - table.submitNanos(idx));
         }
         Thread.interrupted(); // a task never inherits an interrupt aimed at an earlier one
         Throwable failure = null;
@@ -752,8 +842,10 @@ public final class PoolCore {
             failure = t;
         }
         Thread.interrupted(); // nor does the worker keep one a task left behind
-        if (timestamps) {
-            table.setEndNanos(idx, System.nanoTime());
+        if (Timestamps.COMPILED && timestamps) {
+            long endNanos = System.nanoTime();
+            table.setEndNanos(idx, endNanos);
+            execHist.record(w, endNanos - startNanos);
         }
         if (timestamps && --self.latencySampleCountdown <= 0) { // owner-only field; the slot is still ours
             sampleLatency(self, idx);
@@ -1191,11 +1283,18 @@ public final class PoolCore {
                         cancelRequested ? "CANCEL_PENDING" : "DRAIN", acceptedAtClose, last.completed() + last.failed(),
                         last.cancelled(), t[0] - t[1]);
             }
+            List<WorkerStats> closedWorkers = new ArrayList<>(last.workers().size());
+            for (WorkerStats w : last.workers()) { // the scratch buffers went with the arena
+                closedWorkers.add(new WorkerStats(w.index(), w.started(), w.completed(), w.failed(), w.inlineRuns(),
+                        w.parks(), w.wakeups(), w.busyNanos(), w.idleNanos(), w.steals(), w.stealFailures(), 0, 0,
+                        w.wakeLatency()));
+            }
             finalStats = new PoolStats(last.submitted(), last.started(), last.completed(), last.cancelled(),
                     last.failed(), last.rejected(), last.queuedTasks(), last.activeTasks(), last.taskDescLive(),
                     t[0], t[1], t[0] - t[1], t[2], last.parks(), last.wakeups(), last.steals(),
-                    last.stealFailures(), last.inlineRuns(), 0, last.workers(), last.stallsSeen(),
-                    last.overflowSpawned(), last.overflowRetired(), 0, last.accountingSkewDetected());
+                    last.stealFailures(), last.inlineRuns(), 0, closedWorkers, last.stallsSeen(),
+                    last.overflowSpawned(), last.overflowRetired(), 0, last.accountingSkewDetected(),
+                    closedLanes(last), last.latency(), 0);
         }
     }
 
@@ -1246,6 +1345,8 @@ public final class PoolCore {
         long[] released = new long[n];
         long[] parks = new long[n];
         long[] wakeups = new long[n];
+        long[] steals = new long[n];
+        long[] stealFailures = new long[n];
         long sumSteals = 0, sumStealFailures = 0;
         for (int w = 0; w < n; w++) {
             completed[w] = counters.get(w, PoolCounters.COMPLETED);
@@ -1258,8 +1359,10 @@ public final class PoolCore {
             released[w] = counters.get(w, PoolCounters.RELEASED);
             parks[w] = counters.get(w, PoolCounters.PARKS);
             wakeups[w] = counters.get(w, PoolCounters.WAKEUPS);
-            sumSteals += counters.get(w, PoolCounters.STEALS);
-            sumStealFailures += counters.get(w, PoolCounters.STEAL_FAILURES);
+            steals[w] = counters.get(w, PoolCounters.STEALS);
+            stealFailures[w] = counters.get(w, PoolCounters.STEAL_FAILURES);
+            sumSteals += steals[w];
+            sumStealFailures += stealFailures[w];
         }
         long releasedOther = counters.releasedOther();
         long rejected = counters.rejected();
@@ -1268,6 +1371,11 @@ public final class PoolCore {
         long overflowSpawned = counters.overflowSpawned();
         long idle = parking.idleMask();
         long submitted = counters.submitted();
+        // Gauges after the counters: they take part in no invariant, so their place in the order is free.
+        long now = System.nanoTime();
+        List<LaneStats> lanes = laneStats();
+        LatencyStats latency = latencyStats();
+        long scratchTotal = 0;
 
         long sumCompleted = 0, sumFailed = 0, sumStarted = 0, sumInline = 0, sumReleased = 0, sumParks = 0,
                 sumWakeups = 0;
@@ -1280,7 +1388,13 @@ public final class PoolCore {
             sumReleased += released[w];
             sumParks += parks[w];
             sumWakeups += wakeups[w];
-            per.add(new WorkerStats(w, started[w], completed[w], failed[w], inline[w], parks[w], wakeups[w]));
+            long[] busyIdle = times.busyIdle(w, now);
+            long scratchBytes = w < scratch.length ? scratch[w].countedBytes() : 0;
+            scratchTotal += scratchBytes;
+            LatencySummary wake = wakeHist != null ? wakeHist.merge(w, w + 1).summary() : LatencySummary.EMPTY;
+            per.add(new WorkerStats(w, started[w], completed[w], failed[w], inline[w], parks[w], wakeups[w],
+                    busyIdle[0], busyIdle[1], steals[w], stealFailures[w], scheduler.localQueueLength(w),
+                    scratchBytes, wake));
         }
         long finished = sumCompleted + sumFailed;
         long queued = submitted - sumStarted - cancelled;
@@ -1301,7 +1415,35 @@ public final class PoolCore {
         return new PoolStats(submitted, sumStarted, sumCompleted, cancelled, sumFailed, rejected, queued, active,
                 descLive, mem[0], mem[1], mem[0] - mem[1], mem[2], sumParks, sumWakeups, sumSteals, sumStealFailures, sumInline,
                 Long.bitCount(idle), per, stalls, overflowSpawned, overflowRetired, overflowSpawned - overflowRetired,
-                skew);
+                skew, lanes, latency, scratchTotal);
+    }
+
+    /** Depth and peak per lane; each snapshot also feeds the whole lane's depth to the peak gauge. */
+    private List<LaneStats> laneStats() {
+        Lane[] all = Lane.values();
+        List<LaneStats> out = new ArrayList<>(all.length);
+        for (Lane lane : all) {
+            long depth = scheduler.depth(lane);
+            out.add(new LaneStats(lane, depth, depthGauge.observe(lane, depth)));
+        }
+        return out;
+    }
+
+    /** The final snapshot's lanes: nothing is queued once closed; the peaks stay. */
+    private static List<LaneStats> closedLanes(PoolStats last) {
+        List<LaneStats> out = new ArrayList<>(last.lanes().size());
+        for (LaneStats l : last.lanes()) {
+            out.add(new LaneStats(l.lane(), 0, l.peakDepth()));
+        }
+        return out;
+    }
+
+    private LatencyStats latencyStats() {
+        if (waitHist == null) {
+            return LatencyStats.DISABLED;
+        }
+        return new LatencyStats(true, waitHist.merge().summary(), execHist.merge().summary(),
+                wakeHist.merge().summary());
     }
 
     /** Recent task failures, oldest first, bounded by {@code recentErrorCapacity}. */
@@ -1321,6 +1463,12 @@ public final class PoolCore {
             throw new PoolBusyException("purgeWorkerCaches() needs a quiescent pool: activeTasks="
                     + s.activeTasks() + ", queuedTasks=" + s.queuedTasks());
         }
+        purgeScratchBuffers();
+        awaitWorkerCachesFlushed();
+    }
+
+    /** purgeWorkerCaches, descriptor part: waits until every worker has flushed its descriptor cache. */
+    private void awaitWorkerCachesFlushed() {
         // Each worker flushes its own cache when it runs out of work (idle()); only its thread may touch it, so
         // wait for that instead of draining from here. A quiescent pool's workers get there at once.
         DescCache[] wc = workerCaches;
@@ -1338,6 +1486,44 @@ public final class PoolCore {
                 LockSupport.parkNanos(this, HELP_POLL_NANOS);
             }
         }
+    }
+
+    /**
+     * purgeWorkerCaches, scratch part: frees every worker's scratch buffer. {@link PoolBusyException} when one is
+     * in use (a task submitted after the quiescence check holds a mark); the others are freed regardless.
+     */
+    private void purgeScratchBuffers() {
+        int busy = -1;
+        for (WorkerScratchBuffer b : scratch) {
+            if (!b.purge() && busy < 0) {
+                busy = b.index();
+            }
+        }
+        if (busy >= 0) {
+            throw new PoolBusyException("purgeWorkerCaches(): worker " + busy + " is using its scratch buffer;"
+                    + " the pool must stay quiescent while purging");
+        }
+    }
+
+    /** The calling worker's scratch buffer; {@link IllegalStateException} from any other thread. */
+    public WorkerScratch scratch() {
+        ensureNotClosed();
+        WorkerThread w = currentWorker();
+        if (w == null) {
+            throw new IllegalStateException("ThreadPool.scratch() may only be called from a worker thread of this"
+                    + " pool (called from " + Thread.currentThread().getName() + ")");
+        }
+        return scratch[w.index];
+    }
+
+    /** White-box hook for tests in this package: worker {@code w}'s scratch buffer. */
+    WorkerScratchBuffer scratchBufferForTest(int w) {
+        return scratch[w];
+    }
+
+    /** White-box hook for tests in this package: the raw counters. */
+    PoolCounters countersForTest() {
+        return counters;
     }
 
     /** How long purgeWorkerCaches waits for every worker to flush its cache. */

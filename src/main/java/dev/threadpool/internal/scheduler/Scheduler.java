@@ -67,4 +67,17 @@ interface Scheduler {
      */
     default void closeSubmitter(int slot) {
     }
+
+    /**
+     * Entries queued in {@code lane} now, from any thread (stats; racy by nature, never negative). The default
+     * knows no queue: a topology without that lane reports 0.
+     */
+    default long depth(dev.threadpool.Lane lane) {
+        return 0;
+    }
+
+    /** Entries in worker {@code w}'s local queue now (stats); 0 for a topology without local queues. */
+    default long localQueueLength(int w) {
+        return 0;
+    }
 }

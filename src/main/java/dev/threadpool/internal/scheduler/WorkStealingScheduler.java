@@ -400,4 +400,25 @@ final class WorkStealingScheduler implements Scheduler {
     public void close() {
         locals.close();
     }
+
+    /** Stats: the inject ring, every local queue and every occupied LIFO slot (default lane only). */
+    @Override
+    public long depth(dev.threadpool.Lane lane) {
+        if (lane != dev.threadpool.Lane.DEFAULT) {
+            return 0;
+        }
+        long d = inject.size();
+        for (int v = 0; v < workers; v++) {
+            d += locals.size(v);
+            if (lifo.peekVolatile(v) != QueueEntry.EMPTY) {
+                d++;
+            }
+        }
+        return d;
+    }
+
+    @Override
+    public long localQueueLength(int w) {
+        return w < workers ? locals.size(w) : 0;
+    }
 }

@@ -1,0 +1,53 @@
+package dev.threadpool.internal.stats;
+
+import dev.threadpool.Lane;
+import dev.threadpool.internal.memory.CacheLine;
+import dev.threadpool.internal.memory.Mem;
+import dev.threadpool.internal.memory.PoolMemory;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * Peak queue depth per lane: a monotonic max that producers feed after a push and snapshots feed with the
+ * whole lane's depth.
+ *
+ * <p>Cost to a producer: one opaque load of a read-mostly word and a compare; only a depth above the current
+ * peak pays a CAS (a max loop that gives up as soon as somebody else stored a larger value). Once the peak has
+ * settled the word's line stays shared in every producer's cache.
+ *
+ * <pre>
+ *   layout: PEAK(lane) @ 8 * lane.ordinal(), one PAD line for all lanes
+ * </pre>
+ */
+public final class QueueDepthGauge {
+    private static final Lane[] LANES = Lane.values();
+    public static final long PEAK_OFFSET = 0;
+
+    private final MemorySegment seg;
+
+    public QueueDepthGauge(PoolMemory memory) {
+        if (8L * LANES.length > CacheLine.PAD) {
+            throw new AssertionError("one line holds every lane's peak");
+        }
+        this.seg = memory.allocate("queue depth peaks", CacheLine.PAD);
+    }
+
+    /** Raises lane {@code lane}'s peak to {@code depth} if it is higher; returns the peak afterwards. */
+    public long observe(Lane lane, long depth) {
+        long off = PEAK_OFFSET + 8L * lane.ordinal();
+        // opaque: only a hint for the fast path; the CAS below validates it.
+        long peak = Mem.getLongOpaque(seg, off);
+        while (depth > peak) {
+            // CAS (volatile): concurrent raisers agree on the max; the loser re-reads and stops if beaten.
+            if (Mem.casLong(seg, off, peak, depth)) {
+                return depth;
+            }
+            peak = Mem.getLongVolatile(seg, off);
+        }
+        return peak;
+    }
+
+    /** The peak of {@code lane} (acquire: pairs with the CAS that raised it). */
+    public long peak(Lane lane) {
+        return Mem.getLongAcquire(seg, PEAK_OFFSET + 8L * lane.ordinal());
+    }
+}
