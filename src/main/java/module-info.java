@@ -10,8 +10,11 @@ module dev.threadpool {
 
     exports dev.threadpool;
 
-    // ThreadPool.processMemory(): automatic modules on the module path, loaded only when first asked.
-    requires org.jnrproject.posix;
-    requires org.jnrproject.ffi;
-    requires org.jnrproject.constants;
+    // ThreadPool.processMemory() only, loaded when first asked. Static (optional at run time): a program that
+    // never asks needs neither the jars nor any flag; one that asks puts jnr-posix and its dependencies on the
+    // module path and resolves them with --add-modules org.jnrproject.posix (or ALL-MODULE-PATH). Without
+    // them processMemory() reports -1 figures and the reason (ProcessMemoryProbe catches the LinkageError).
+    requires static org.jnrproject.posix;
+    requires static org.jnrproject.ffi;
+    requires static org.jnrproject.constants;
 }
