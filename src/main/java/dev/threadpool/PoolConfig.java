@@ -42,7 +42,7 @@ public final class PoolConfig {
     private final Duration watchdogInterval;
     private final long workerScratchCapBytes;
 
-    private PoolConfig(Builder b) {
+    private PoolConfig(Builder b, int maxOverflowWorkers) {
         this.maxThreads = b.maxThreads;
         this.queueCapacity = b.queueCapacity;
         this.schedulerVariant = b.schedulerVariant;
@@ -60,7 +60,7 @@ public final class PoolConfig {
         this.stealBatchSize = b.stealBatchSize;
         this.blockingWorkers = b.blockingWorkers;
         this.cpuHelpsBlocking = b.cpuHelpsBlocking;
-        this.maxOverflowWorkers = b.maxOverflowWorkers;
+        this.maxOverflowWorkers = maxOverflowWorkers;
         this.blockingPromotionTimeout = b.blockingPromotionTimeout;
         this.watchdogInterval = b.watchdogInterval;
         this.workerScratchCapBytes = b.workerScratchCapBytes;
@@ -123,10 +123,15 @@ public final class PoolConfig {
         private int stealBatchSize = 8;
         private int blockingWorkers = 1;
         private boolean cpuHelpsBlocking;
-        private int maxOverflowWorkers = 4;
+        /** {@link #UNSET}: min(4, 64 - maxThreads), resolved by build() so every maxThreads has a valid default. */
+        private int maxOverflowWorkers = UNSET;
         private Duration blockingPromotionTimeout = Duration.ofMillis(100);
         private Duration watchdogInterval = Duration.ofMillis(10);
         private long workerScratchCapBytes = 64 * 1024;
+
+        private static final int UNSET = Integer.MIN_VALUE;
+        /** Overflow workers when none is configured (capped by the 64-worker limit). */
+        public static final int DEFAULT_MAX_OVERFLOW_WORKERS = 4;
 
         private Builder() {}
 
@@ -160,7 +165,10 @@ public final class PoolConfig {
         public Builder blockingWorkers(int n) { this.blockingWorkers = n; return this; }
         /** (LANE_EXTENSION) Whether default-lane workers help the blocking lane. Default false. */
         public Builder cpuHelpsBlocking(boolean b) { this.cpuHelpsBlocking = b; return this; }
-        /** (LANE_EXTENSION) Overflow workers the watchdog may add, 0..64-maxThreads. Default 4. */
+        /**
+         * (LANE_EXTENSION) Overflow workers the watchdog may add, 0..64-maxThreads (maxThreads +
+         * maxOverflowWorkers is at most 64). Default min(4, 64 - maxThreads).
+         */
         public Builder maxOverflowWorkers(int n) { this.maxOverflowWorkers = n; return this; }
         /** (LANE_EXTENSION) Running time after which a default-lane task counts as stalled, > 0. */
         public Builder blockingPromotionTimeout(Duration d) { this.blockingPromotionTimeout = d; return this; }
@@ -198,14 +206,23 @@ public final class PoolConfig {
             } else {
                 range("blockingWorkers", blockingWorkers, 0, maxThreads);
             }
-            range("maxOverflowWorkers", maxOverflowWorkers, 0, MAX_THREADS - maxThreads);
+            final int overflow;
+            if (maxOverflowWorkers == UNSET) {
+                overflow = Math.min(DEFAULT_MAX_OVERFLOW_WORKERS, MAX_THREADS - maxThreads);
+            } else if (maxOverflowWorkers < 0 || maxOverflowWorkers > MAX_THREADS - maxThreads) {
+                throw new IllegalArgumentException("maxOverflowWorkers must be in [0, " + (MAX_THREADS - maxThreads)
+                        + "] (maxThreads + maxOverflowWorkers <= " + MAX_THREADS + ", maxThreads=" + maxThreads
+                        + "): maxOverflowWorkers=" + maxOverflowWorkers);
+            } else {
+                overflow = maxOverflowWorkers;
+            }
             duration("blockingPromotionTimeout", blockingPromotionTimeout, Duration.ofNanos(1), Duration.ofHours(1));
             duration("watchdogInterval", watchdogInterval, Duration.ofMillis(1), Duration.ofHours(1));
             if (workerScratchCapBytes < 0 || workerScratchCapBytes > (1L << 30)) {
                 throw new IllegalArgumentException("workerScratchCapBytes must be in [0, 1073741824]: "
                         + "workerScratchCapBytes=" + workerScratchCapBytes);
             }
-            return new PoolConfig(this);
+            return new PoolConfig(this, overflow);
         }
 
         private static void range(String name, long v, long lo, long hi) {

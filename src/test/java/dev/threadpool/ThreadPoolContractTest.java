@@ -38,7 +38,18 @@ class ThreadPoolContractTest {
     static Stream<PoolVariant> variants() {
         return Stream.of(new PoolVariant(SchedulerVariant.GLOBAL_QUEUE, QueueKind.RING),
                 new PoolVariant(SchedulerVariant.WORK_STEALING, QueueKind.RING),
-                new PoolVariant(SchedulerVariant.WORK_STEALING, QueueKind.CHASE_LEV));
+                new PoolVariant(SchedulerVariant.WORK_STEALING, QueueKind.CHASE_LEV),
+                new PoolVariant(SchedulerVariant.LANE_EXTENSION, QueueKind.RING));
+    }
+
+    /**
+     * The variants that can run with a single worker (maxThreads = 1), for the tests that need "the one worker
+     * is busy". LANE_EXTENSION has at least one blocking and one default worker, and the blocking worker helps
+     * the default lane, so it has no one-worker form; LaneExtensionTest covers those behaviours with every
+     * worker held instead.
+     */
+    static Stream<PoolVariant> oneWorkerVariants() {
+        return variants().filter(v -> v.variant() != SchedulerVariant.LANE_EXTENSION);
     }
 
     /** One entry of {@link #variants()}: the scheduler and, for WORK_STEALING, the local queue kind. */
@@ -158,7 +169,7 @@ class ThreadPoolContractTest {
     // ---- non-waiting and timed submit --------------------------------------------------------------------
 
     @ParameterizedTest
-    @MethodSource("variants")
+    @MethodSource("oneWorkerVariants")
     void trySubmitReturnsFalseWhenFullAndTimedTrySubmitGivesUp(PoolVariant v) throws Exception {
         CountDownLatch release = new CountDownLatch(1);
         try (ThreadPool pool = ThreadPool.create(config(v).maxThreads(1).queueCapacity(2).build())) {
@@ -178,7 +189,7 @@ class ThreadPoolContractTest {
     }
 
     @ParameterizedTest
-    @MethodSource("variants")
+    @MethodSource("oneWorkerVariants")
     void blockingSubmitWaitsForSpaceAndThenProceeds(PoolVariant v) throws Exception {
         CountDownLatch release = new CountDownLatch(1);
         try (ThreadPool pool = ThreadPool.create(config(v).maxThreads(1).queueCapacity(2).build())) {
@@ -269,7 +280,7 @@ class ThreadPoolContractTest {
     }
 
     @ParameterizedTest
-    @MethodSource("variants")
+    @MethodSource("oneWorkerVariants")
     void cancelWorksOnlyWhileQueued(PoolVariant v) throws Exception {
         CountDownLatch release = new CountDownLatch(1);
         try (ThreadPool pool = ThreadPool.create(config(v).maxThreads(1).build())) {
@@ -379,7 +390,7 @@ class ThreadPoolContractTest {
     // ---- failures ----------------------------------------------------------------------------------------
 
     @ParameterizedTest
-    @MethodSource("variants")
+    @MethodSource("oneWorkerVariants")
     void taskExceptionsNeverKillAWorkerOrSkewTheAccounting(PoolVariant v) throws Exception {
         AtomicInteger handled = new AtomicInteger();
         TaskErrorHandler handler = (task, error) -> {
@@ -413,7 +424,7 @@ class ThreadPoolContractTest {
     }
 
     @ParameterizedTest
-    @MethodSource("variants")
+    @MethodSource("oneWorkerVariants")
     void aTaskThatInterruptsItselfDoesNotMakeTheWorkerSpinOrLeakTheInterrupt(PoolVariant v)
             throws Exception {
         try (ThreadPool pool = ThreadPool.create(config(v).maxThreads(1).build())) {
@@ -442,7 +453,7 @@ class ThreadPoolContractTest {
     // ---- recursion and inline policy ----------------------------------------------------------------------
 
     @ParameterizedTest
-    @MethodSource("variants")
+    @MethodSource("oneWorkerVariants")
     void submitFromATaskIntoAFullPoolNeverDeadlocks(PoolVariant v) throws Exception {
         try (ThreadPool pool = ThreadPool.create(config(v).maxThreads(1).queueCapacity(2).build())) {
             int children = 1_000;
@@ -464,7 +475,7 @@ class ThreadPoolContractTest {
     }
 
     @ParameterizedTest
-    @MethodSource("variants")
+    @MethodSource("oneWorkerVariants")
     void unboundedInlineRecursionIsRefusedNotAStackOverflow(PoolVariant v) throws Exception {
         ThreadPool pool = ThreadPool.create(config(v).maxThreads(1).queueCapacity(2).build());
         AtomicInteger depth = new AtomicInteger();
@@ -529,7 +540,7 @@ class ThreadPoolContractTest {
     }
 
     @ParameterizedTest
-    @MethodSource("variants")
+    @MethodSource("oneWorkerVariants")
     void submitWaitableFromAWorkerHelpsInsteadOfDeadlocking(PoolVariant v) throws Exception {
         try (ThreadPool pool = ThreadPool.create(config(v).maxThreads(1).queueCapacity(4).build())) {
             AtomicInteger ran = new AtomicInteger();
@@ -572,7 +583,7 @@ class ThreadPoolContractTest {
     }
 
     @ParameterizedTest
-    @MethodSource("variants")
+    @MethodSource("oneWorkerVariants")
     void cancelPendingCancelsWhatIsQueuedAndLetsRunningTasksFinish(PoolVariant v) throws Exception {
         CountDownLatch release = new CountDownLatch(1);
         ThreadPool pool = ThreadPool.create(config(v).maxThreads(1).queueCapacity(256).build());
@@ -611,7 +622,7 @@ class ThreadPoolContractTest {
     }
 
     @ParameterizedTest
-    @MethodSource("variants")
+    @MethodSource("oneWorkerVariants")
     void shutdownHonoursItsTimeoutAndCanBeRetried(PoolVariant v) throws Exception {
         CountDownLatch release = new CountDownLatch(1);
         ThreadPool pool = ThreadPool.create(config(v).maxThreads(1).build());
@@ -689,7 +700,7 @@ class ThreadPoolContractTest {
     }
 
     @ParameterizedTest
-    @MethodSource("variants")
+    @MethodSource("oneWorkerVariants")
     void blockedSubmittersAreReleasedByShutdown(PoolVariant v) throws Exception {
         CountDownLatch release = new CountDownLatch(1);
         ThreadPool pool = ThreadPool.create(config(v).maxThreads(1).queueCapacity(2).build());

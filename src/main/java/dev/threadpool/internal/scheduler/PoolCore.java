@@ -106,6 +106,8 @@ public final class PoolCore {
     private final PoolConfig config;
     private final int capacity;
     private final int workerCount;
+    /** Every worker index the pool may use: maxThreads, plus maxOverflowWorkers in LANE_EXTENSION. */
+    private final int slots;
     private final boolean timestamps;
     private final IdleStrategy idleStrategy;
     private final long spinBeforeParkNanos;
@@ -119,8 +121,10 @@ public final class PoolCore {
     private final ParkingLot parking;
     private final SpaceWaiters space;
     private final SubmitterRegistry submitters;
-    /** The queue topology: GLOBAL_QUEUE or WORK_STEALING (see {@link Scheduler}). */
+    /** The queue topology: GLOBAL_QUEUE, WORK_STEALING or LANE_EXTENSION (see {@link Scheduler}). */
     private final Scheduler scheduler;
+    /** LANE_EXTENSION's watchdog and overflow workers; null in the other variants. */
+    private final Watchdog watchdog;
 
     // ---- on-heap references, indexed by descriptor slot ---------------------------------------------------
     private final Runnable[] tasks;
@@ -145,6 +149,7 @@ public final class PoolCore {
         this.config = config;
         this.capacity = config.queueCapacity();
         this.workerCount = config.maxThreads();
+        this.slots = workerSlots(config);
         this.timestamps = config.timestampMode() == TimestampMode.FULL;
         this.idleStrategy = config.idleStrategy();
         this.spinBeforeParkNanos = config.spinBeforePark().toNanos();
@@ -154,13 +159,20 @@ public final class PoolCore {
         try {
             this.table = new DescriptorTable(memory, capacity);
             this.inject = new BoundedRing(memory, "inject ring", capacity);
-            this.counters = new PoolCounters(memory, workerCount);
-            this.parking = new ParkingLot(memory, workerCount);
+            this.counters = new PoolCounters(memory, slots);
+            this.parking = new ParkingLot(memory, slots);
             this.space = new SpaceWaiters(memory, "space waiters");
             this.submitters = new SubmitterRegistry(memory);
-            this.scheduler = config.schedulerVariant() == SchedulerVariant.WORK_STEALING
-                    ? new WorkStealingScheduler(memory, config, inject, parking, counters)
-                    : new GlobalQueueScheduler(inject, parking);
+            if (config.schedulerVariant() == SchedulerVariant.LANE_EXTENSION) {
+                LaneScheduler lanes = new LaneScheduler(memory, config, inject, table, parking, counters);
+                this.scheduler = lanes;
+                this.watchdog = new Watchdog(this, config, memory, lanes, counters, parking);
+            } else {
+                this.scheduler = config.schedulerVariant() == SchedulerVariant.WORK_STEALING
+                        ? new WorkStealingScheduler(memory, config, inject, parking, counters)
+                        : new GlobalQueueScheduler(inject, parking);
+                this.watchdog = null;
+            }
         } catch (RuntimeException | Error e) {
             memory.close();
             throw e;
@@ -175,13 +187,18 @@ public final class PoolCore {
 
         this.workers = new WorkerThread[workerCount];
         for (int i = 0; i < workerCount; i++) {
-            WorkerThread w = new WorkerThread(this, i, config.threadNamePrefix() + i, config.daemon());
+            // LANE_EXTENSION watches its default-lane workers' running tasks (Watchdog); nobody else does.
+            boolean watched = watchdog != null && i >= config.blockingWorkers();
+            WorkerThread w = new WorkerThread(this, i, config.threadNamePrefix() + i, config.daemon(), false, watched);
             workers[i] = w;
             parking.register(i, w);
         }
         // Thread.start happens-before everything the worker does, so the fields above are visible to it.
         for (WorkerThread w : workers) {
             w.start();
+        }
+        if (watchdog != null) {
+            watchdog.start();
         }
     }
 
@@ -257,7 +274,7 @@ public final class PoolCore {
             }
             handedOver = true;
             enqueue(publish(idx, task, group, flags, false));
-            scheduler.signalWork(1);
+            scheduler.signalWork(1, flags);
             return true;
         } finally {
             if (group != null && !handedOver) {
@@ -323,7 +340,7 @@ public final class PoolCore {
                 }
                 pushed += n;
             }
-            scheduler.signalWork(got); // GQ: at most one wake per accepted task, stopping when nobody is idle
+            scheduler.signalWork(got, flags); // GQ: at most one wake per accepted task, stopping when nobody is idle
             i += got;
             done += got;
         }
@@ -344,7 +361,7 @@ public final class PoolCore {
         }
         long entry = publish(idx, task, null, flags, true);
         enqueue(entry);
-        scheduler.signalWork(1);
+        scheduler.signalWork(1, flags);
         return entry;
     }
 
@@ -457,6 +474,10 @@ public final class PoolCore {
     // =====================================================================================================
 
     void workerMain(WorkerThread self) {
+        if (self.overflow) {
+            overflowMain(self);
+            return;
+        }
         for (;;) {
             long e = scheduler.next(self);
             if (e != QueueEntry.EMPTY) {
@@ -526,6 +547,83 @@ public final class PoolCore {
         return !stopWorkers;
     }
 
+    /**
+     * LANE_EXTENSION overflow worker: a default-lane worker until it has found nothing for
+     * {@code 2 * watchdogInterval}; then it retires. Its slot is freed on the way out whatever happens.
+     */
+    private void overflowMain(WorkerThread self) {
+        try {
+            for (;;) {
+                long e = scheduler.next(self);
+                if (e != QueueEntry.EMPTY) {
+                    runEntry(self, e);
+                    continue;
+                }
+                if (!overflowIdle(self)) {
+                    return;
+                }
+            }
+        } finally {
+            watchdog.overflowExited(self);
+        }
+    }
+
+    /**
+     * The idle path of an overflow worker: the PARK handshake of {@link #idle} with timed parks (whatever the
+     * idle strategy: a spinning overflow worker would never retire). Returns true to look for work again,
+     * false to exit (stop requested, or idle for {@code retireNanos}).
+     *
+     * <p>Retiring loses no entry. The worker retires only after a timed-out park, with its idle bit cleared by
+     * its own {@code retract} (a waker that had claimed the bit makes retract return false: woken on purpose,
+     * it stays), and after one more seq_cst re-check. A submitter publishes (P) and then loads the idle mask
+     * (M). If M precedes the retract R in the total order, either the submitter's claim of the bit precedes R
+     * (we were woken: we stay) or it fails after R, and then P &lt; M &lt; R &lt; re-check: the re-check sees
+     * the entry. If R precedes M, the submitter never counts on this worker: it wakes another idle worker or
+     * finds none idle, exactly as if this worker had never existed, and every base worker re-checks before
+     * it parks.
+     */
+    private boolean overflowIdle(WorkerThread self) {
+        final int i = self.index;
+        scheduler.searching(i, true);
+        for (int k = 0; k < PARK_SPINS; k++) {
+            if (scheduler.hasWork(i)) {
+                scheduler.searching(i, false);
+                return true;
+            }
+            Thread.onSpinWait();
+        }
+        final long retireAt = System.nanoTime() + watchdog.retireNanos();
+        boolean searching = true;
+        for (;;) {
+            parking.announce(i); // step 1 of the handshake (ParkingLot)
+            if (searching) {
+                scheduler.searching(i, false); // after the announcement, as in idle()
+                searching = false;
+            }
+            if (scheduler.hasWork(i) || stopWorkers) { // step 2
+                parking.retract(i);
+                return !stopWorkers;
+            }
+            long left = retireAt - System.nanoTime();
+            if (left > 0) {
+                counters.increment(i, PoolCounters.PARKS);
+                Thread.interrupted();
+                parking.parkNanos(left);
+            }
+            if (!parking.retract(i)) {
+                counters.increment(i, PoolCounters.WAKEUPS); // a waker chose this worker: it must look
+                return !stopWorkers;
+            }
+            if (stopWorkers) {
+                return false;
+            }
+            if (System.nanoTime() - retireAt >= 0) {
+                return scheduler.hasWork(i); // the last re-check (see above); false: retire
+            }
+            counters.increment(i, PoolCounters.SPURIOUS_WAKEUPS);
+        }
+    }
+
     /** Runs one queue entry if it still names a queued task; never throws. */
     void runEntry(WorkerThread self, long entry) {
         final int idx = QueueEntry.idx(entry);
@@ -542,11 +640,17 @@ public final class PoolCore {
             table.setStartNanos(idx, System.nanoTime());
         }
         Thread.interrupted(); // a task never inherits an interrupt aimed at an earlier one
+        // LANE_EXTENSION default-lane workers publish what they run to the watchdog; false elsewhere
+        final boolean watched = self.watched;
+        final long outerRun = watched ? watchdog.taskStarted(self) : 0L;
         Throwable failure = null;
         try {
             task.run();
         } catch (Throwable t) {
             failure = t;
+        }
+        if (watched) {
+            watchdog.taskEnded(self, outerRun);
         }
         Thread.interrupted(); // nor does the worker keep one a task left behind
         if (timestamps) {
@@ -795,6 +899,10 @@ public final class PoolCore {
             LockSupport.parkNanos(this, Math.min(remaining, pollNanos));
             pollNanos = Math.min(pollNanos * 2, SHUTDOWN_POLL_NANOS);
         }
+        // LANE_EXTENSION: no spawn after this point, and the overflow thread array is stable (join)
+        if (watchdog != null && !watchdog.stop(deadline)) {
+            return false;
+        }
         stopWorkers = true;
         parking.wakeAll(); // after the volatile store: each worker re-checks stopWorkers after waking
         for (WorkerThread w : workers) {
@@ -806,6 +914,9 @@ public final class PoolCore {
             if (w.isAlive()) {
                 return false;
             }
+        }
+        if (watchdog != null && !watchdog.joinOverflow(deadline)) { // every overflow thread, live or retired
+            return false;
         }
         LIFECYCLE.compareAndSet(this, SHUTTING_DOWN, TERMINATED);
         return true;
@@ -912,7 +1023,7 @@ public final class PoolCore {
      * ones read after it, so finished <= started <= submitted and taskDescLive >= 0 hold.
      */
     private PoolStats snapshot() {
-        int n = workerCount;
+        int n = slots; // every slot: overflow workers' counters must be summed too
         long[] completed = new long[n];
         long[] failed = new long[n];
         long[] started = new long[n];
@@ -962,7 +1073,7 @@ public final class PoolCore {
         long descLive = submitted - sumInline - sumReleased - releasedOther;
         long[] mem = memory.totals();
 
-        boolean allIdle = Long.bitCount(idle) == n;
+        boolean allIdle = Long.bitCount(idle) == workerCount + (overflowSpawned - overflowRetired); // live ones
         boolean candidate = queued < 0 || active < 0 || descLive < 0 || descLive > capacity
                 || (active > 0 && allIdle);
         boolean skew;
@@ -1009,9 +1120,16 @@ public final class PoolCore {
 
     /**
      * Worker indices this pool may ever use: the size of every per-worker array and counter block.
-     * {@code maxThreads} today; LANE_EXTENSION adds its overflow workers here (at most 64 in all).
+     * {@code maxThreads}; LANE_EXTENSION adds its overflow workers here (at most 64 in all).
      */
     public int workerSlots() {
-        return workerCount;
+        return slots;
+    }
+
+    /** {@link #workerSlots()} of a pool built from {@code config}. */
+    public static int workerSlots(PoolConfig config) {
+        return config.schedulerVariant() == SchedulerVariant.LANE_EXTENSION
+                ? config.maxThreads() + config.maxOverflowWorkers()
+                : config.maxThreads();
     }
 }

@@ -70,7 +70,7 @@ final class WorkStealingScheduler implements Scheduler {
             PoolCounters counters) {
         this.inject = inject;
         this.counters = counters;
-        this.workers = config.maxThreads();
+        this.workers = PoolCore.workerSlots(config); // LANE_EXTENSION: its overflow workers too
         this.stealBatch = config.stealBatchSize();
         this.lifo = new LifoSlot(memory, "lifo slots", workers);
         this.locals = new LocalQueues(memory, config.queueKind(), workers, config.localQueueCapacity());
