@@ -213,6 +213,58 @@ class ThreadPoolContractTest {
         }
     }
 
+    // ---- lanes -----------------------------------------------------------------------------------------
+
+    /**
+     * SubmitOptions.BLOCKING is accepted by every variant and through every submit path. GLOBAL_QUEUE and
+     * WORK_STEALING run such tasks on their shared workers; LANE_EXTENSION only on its blocking workers (the
+     * default cpuHelpsBlocking is off, and nothing here is submitted from a worker, so nothing runs inline).
+     */
+    @ParameterizedTest
+    @MethodSource("variants")
+    void blockingLaneTasksRunThroughEveryPath(PoolVariant v) throws Exception {
+        try (ThreadPool pool = pool(v)) {
+            final int n = 5 * 40;
+            AtomicIntegerArray runs = new AtomicIntegerArray(n);
+            AtomicInteger offLane = new AtomicInteger();
+            int lanes = v.variant() == SchedulerVariant.LANE_EXTENSION ? pool.config().blockingWorkers()
+                    : pool.config().maxThreads();
+            WaitGroup wg = new WaitGroup();
+            Runnable[] tasks = new Runnable[n];
+            for (int i = 0; i < n; i++) {
+                final int id = i;
+                tasks[i] = () -> {
+                    runs.incrementAndGet(id);
+                    int w = pool.currentWorkerIndex();
+                    if (w < 0 || w >= lanes) {
+                        offLane.incrementAndGet();
+                    }
+                };
+            }
+            for (int i = 0; i < 40; i++) {
+                pool.submit(tasks[i], SubmitOptions.BLOCKING);
+                pool.submit(tasks[40 + i], wg, SubmitOptions.BLOCKING);
+                assertTrue(pool.trySubmit(tasks[80 + i], WAIT, SubmitOptions.BLOCKING));
+                pool.await(pool.submitWaitable(tasks[120 + i], SubmitOptions.BLOCKING));
+            }
+            assertEquals(40, pool.submitBatch(tasks, 160, 200, SubmitOptions.BLOCKING));
+            assertTrue(wg.await(WAIT));
+            eventually("every BLOCKING task ran", () -> {
+                for (int i = 0; i < n; i++) {
+                    if (runs.get(i) == 0) {
+                        return false;
+                    }
+                }
+                return true;
+            });
+            awaitQuiescent(pool);
+            for (int i = 0; i < n; i++) {
+                assertEquals(1, runs.get(i), "task " + i);
+            }
+            assertEquals(0, offLane.get(), "BLOCKING tasks ran on the workers of their lane");
+        }
+    }
+
     // ---- batch -----------------------------------------------------------------------------------------
 
     @ParameterizedTest
