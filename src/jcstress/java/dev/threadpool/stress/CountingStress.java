@@ -21,6 +21,7 @@ public final class CountingStress {
         register(new BoundedRingSubject());
         register(new PoolSubject());
         register(new PoolSubject("pool-ws", SchedulerVariant.WORK_STEALING));
+        register(new LanePoolSubject());
         register(new RingQueueSubject());
         register(new DescCacheSubject());
         register(new LifoSlotSubject());
