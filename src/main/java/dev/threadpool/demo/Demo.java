@@ -49,6 +49,7 @@ public final class Demo {
             ok &= flood(pool);
             ok &= divideAndConquer(pool, threads);
             ok &= failureIsContained(pool);
+            ok &= LaneDemo.run(1); // mixed CPU + blocking workload on every variant; the watchdog at work
             printStats(pool.statsSnapshot());
         } finally {
             pool.close();
