@@ -12,10 +12,10 @@ import dev.threadpool.internal.stats.PoolCounters;
  *
  * <h2>Who takes from where</h2>
  * <pre>
- *   worker                          next()                                      hasWork(i) re-checks
- *   blocking  [0, B)                blocking ring, then the default lane        blocking ring + default lane
- *   default   [B, maxThreads)       default lane, then the blocking ring        default lane
- *   overflow  [maxThreads, slots)     only if cpuHelpsBlocking                  (+ blocking ring if cpuHelpsBlocking)
+ *   worker                             next()                                 hasWork(i) re-checks
+ *   blocking  [0, B)                   blocking ring, then the default lane   blocking ring + default lane
+ *   default   [B, maxThreads) and      default lane, then the blocking ring   default lane (+ blocking ring
+ *   overflow  [maxThreads, slots)      only if cpuHelpsBlocking               if cpuHelpsBlocking)
  * </pre>
  * "Default lane" is everything {@link WorkStealingScheduler} owns: the inject ring, every LIFO slot and every
  * local queue, stolen from by every worker. A blocking worker therefore helps the default lane whenever its

@@ -28,7 +28,7 @@ import java.util.function.BooleanSupplier;
 
 /**
  * The engine behind {@link dev.threadpool.ThreadPool}: submit pipeline, worker loop, awaiting, shutdown and
- * stats, for the {@code GLOBAL_QUEUE} variant.
+ * stats, for every variant (the queue topology is a {@link Scheduler}; LANE_EXTENSION adds a {@link Watchdog}).
  *
  * <h2>Overview</h2>
  * <pre>
