@@ -407,24 +407,6 @@ class LaneExtensionTest {
     }
 
     /**
-     * submitWaitable from a worker refuses (PoolBusyException) when every descriptor stays held by running or
-     * un-awaited tasks for a while; with 64 descriptors and this much concurrency that happens: retry, bounded.
-     */
-    private static long submitWaitableFromWorker(ThreadPool pool, Runnable t, SubmitOptions lane) {
-        long giveUp = System.nanoTime() + WAIT.toNanos();
-        for (;;) {
-            try {
-                return pool.submitWaitable(t, lane);
-            } catch (PoolBusyException e) {
-                if (System.nanoTime() - giveUp > 0) {
-                    throw e;
-                }
-                Thread.onSpinWait();
-            }
-        }
-    }
-
-    /**
      * Submits ids [from, to) one way, chosen by the chunk: even chunks to the blocking lane, odd ones to the
      * default lane; by submit, group, batch, waitable + await, trySubmit, or from inside a task on a worker.
      */
@@ -436,8 +418,9 @@ class LaneExtensionTest {
         int blockingWorkers = pool.config().blockingWorkers();
         int mode = (c / 2) % 6;
         // A worker that submits into a full pool runs the task inline (caller-runs), on whatever lane it is:
-        // the lane is only checked for tasks submitted from outside the pool or waitable ones (never inline).
-        boolean checkLane = blocking && mode != 4;
+        // the lane is only checked for tasks submitted from outside the pool (modes 0-3), which never run
+        // inline; blockingTasksSubmittedFromWorkersGoToTheBlockingLane checks worker submits with room.
+        boolean checkLane = blocking && mode < 4;
         Runnable[] tasks = new Runnable[to - from];
         for (int i = from; i < to; i++) {
             final int id = i;
@@ -497,7 +480,17 @@ class LaneExtensionTest {
                 pool.submit(() -> {
                     try {
                         for (Runnable t : tasks) { // one un-awaited handle at a time
-                            pool.await(submitWaitableFromWorker(pool, t, lane));
+                            long h;
+                            try {
+                                h = pool.submitWaitable(t, lane);
+                            } catch (PoolBusyException busy) {
+                                // The designed refusal: every descriptor is held by running tasks or by
+                                // finished children that outer frames (nested helping) have not awaited yet;
+                                // waiting could deadlock. A detached submit never waits (it runs inline).
+                                pool.submit(t, wg, lane);
+                                continue;
+                            }
+                            pool.await(h);
                         }
                     } catch (InterruptedException e) {
                         Thread.currentThread().interrupt();
