@@ -45,8 +45,8 @@ class ThreadPoolContractTest {
     /**
      * The variants that can run with a single worker (maxThreads = 1), for the tests that need "the one worker
      * is busy". LANE_EXTENSION has at least one blocking and one default worker, and the blocking worker helps
-     * the default lane, so it has no one-worker form; LaneExtensionTest covers those behaviours with every
-     * worker held instead.
+     * the default lane, so it has no one-worker form. These tests therefore do not run on it (LaneExtensionTest
+     * holds every worker with latches for its own checks, but does not repeat these one by one).
      */
     static Stream<PoolVariant> oneWorkerVariants() {
         return variants().filter(v -> v.variant() != SchedulerVariant.LANE_EXTENSION);
