@@ -44,7 +44,7 @@ public final class PoolConfig {
     private final int[] workerCpus;
     private final Duration scratchIdlePurge;
 
-    private PoolConfig(Builder b) {
+    private PoolConfig(Builder b, int maxOverflowWorkers) {
         this.maxThreads = b.maxThreads;
         this.queueCapacity = b.queueCapacity;
         this.schedulerVariant = b.schedulerVariant;
@@ -62,7 +62,7 @@ public final class PoolConfig {
         this.stealBatchSize = b.stealBatchSize;
         this.blockingWorkers = b.blockingWorkers;
         this.cpuHelpsBlocking = b.cpuHelpsBlocking;
-        this.maxOverflowWorkers = b.maxOverflowWorkers;
+        this.maxOverflowWorkers = maxOverflowWorkers;
         this.blockingPromotionTimeout = b.blockingPromotionTimeout;
         this.watchdogInterval = b.watchdogInterval;
         this.workerScratchCapBytes = b.workerScratchCapBytes;
@@ -131,12 +131,17 @@ public final class PoolConfig {
         private int stealBatchSize = 8;
         private int blockingWorkers = 1;
         private boolean cpuHelpsBlocking;
-        private int maxOverflowWorkers = 4;
+        /** {@link #UNSET}: min(4, 64 - maxThreads), resolved by build() so every maxThreads has a valid default. */
+        private int maxOverflowWorkers = UNSET;
         private Duration blockingPromotionTimeout = Duration.ofMillis(100);
         private Duration watchdogInterval = Duration.ofMillis(10);
         private long workerScratchCapBytes = 64 * 1024;
         private int[] workerCpus = new int[0];
         private Duration scratchIdlePurge = Duration.ZERO;
+
+        private static final int UNSET = Integer.MIN_VALUE;
+        /** Overflow workers when none is configured (capped by the 64-worker limit). */
+        public static final int DEFAULT_MAX_OVERFLOW_WORKERS = 4;
 
         private Builder() {}
 
@@ -170,7 +175,10 @@ public final class PoolConfig {
         public Builder blockingWorkers(int n) { this.blockingWorkers = n; return this; }
         /** (LANE_EXTENSION) Whether default-lane workers help the blocking lane. Default false. */
         public Builder cpuHelpsBlocking(boolean b) { this.cpuHelpsBlocking = b; return this; }
-        /** (LANE_EXTENSION) Overflow workers the watchdog may add, 0..64-maxThreads. Default 4. */
+        /**
+         * (LANE_EXTENSION) Overflow workers the watchdog may add, 0..64-maxThreads (maxThreads +
+         * maxOverflowWorkers is at most 64). Default min(4, 64 - maxThreads).
+         */
         public Builder maxOverflowWorkers(int n) { this.maxOverflowWorkers = n; return this; }
         /** (LANE_EXTENSION) Running time after which a default-lane task counts as stalled, > 0. */
         public Builder blockingPromotionTimeout(Duration d) { this.blockingPromotionTimeout = d; return this; }
@@ -223,7 +231,16 @@ public final class PoolConfig {
             } else {
                 range("blockingWorkers", blockingWorkers, 0, maxThreads);
             }
-            range("maxOverflowWorkers", maxOverflowWorkers, 0, MAX_THREADS - maxThreads);
+            final int overflow;
+            if (maxOverflowWorkers == UNSET) {
+                overflow = Math.min(DEFAULT_MAX_OVERFLOW_WORKERS, MAX_THREADS - maxThreads);
+            } else if (maxOverflowWorkers < 0 || maxOverflowWorkers > MAX_THREADS - maxThreads) {
+                throw new IllegalArgumentException("maxOverflowWorkers must be in [0, " + (MAX_THREADS - maxThreads)
+                        + "] (maxThreads + maxOverflowWorkers <= " + MAX_THREADS + ", maxThreads=" + maxThreads
+                        + "): maxOverflowWorkers=" + maxOverflowWorkers);
+            } else {
+                overflow = maxOverflowWorkers;
+            }
             duration("blockingPromotionTimeout", blockingPromotionTimeout, Duration.ofNanos(1), Duration.ofHours(1));
             duration("watchdogInterval", watchdogInterval, Duration.ofMillis(1), Duration.ofHours(1));
             for (int i = 0; i < workerCpus.length; i++) {
@@ -240,7 +257,8 @@ public final class PoolConfig {
             if (!scratchIdlePurge.isZero()) {
                 duration("scratchIdlePurge", scratchIdlePurge, Duration.ofMillis(1), Duration.ofHours(1));
             }
-            return new PoolConfig(this);
+            return new PoolConfig(this, overflow);
+
         }
 
         private static void range(String name, long v, long lo, long hi) {

@@ -55,17 +55,11 @@ public final class ThreadPool implements AutoCloseable {
     }
 
     /**
-     * Starts a pool: allocates its arena and starts {@code maxThreads} workers.
-     *
-     * @throws UnsupportedOperationException for a scheduler variant this version does not provide yet
+     * Starts a pool: allocates its arena and starts {@code maxThreads} workers (LANE_EXTENSION also starts
+     * its watchdog thread).
      */
     public static ThreadPool create(PoolConfig config) {
         Objects.requireNonNull(config, "config must not be null");
-        if (config.schedulerVariant() == SchedulerVariant.LANE_EXTENSION) {
-            throw new UnsupportedOperationException("schedulerVariant=" + config.schedulerVariant()
-                    + " is not available in this version; GLOBAL_QUEUE and WORK_STEALING are"
-                    + " (see docs/DESIGN.md, \"Status\")");
-        }
         return new ThreadPool(new PoolCore(config));
     }
 
@@ -98,10 +92,16 @@ public final class ThreadPool implements AutoCloseable {
 
     /** Submits a detached task counted by {@code group}; waits while full. The pool calls {@code group.done()}. */
     public void submit(Runnable task, WaitGroup group) {
+        submit(task, group, SubmitOptions.DEFAULT);
+    }
+
+    /** As {@link #submit(Runnable, WaitGroup)}, with options (the lane). */
+    public void submit(Runnable task, WaitGroup group, SubmitOptions options) {
         requireTask(task);
         Objects.requireNonNull(group, "group must not be null");
+        int flags = flags(options);
         try {
-            core.submit(task, 0, group, true, Long.MAX_VALUE);
+            core.submit(task, flags, group, true, Long.MAX_VALUE);
         } catch (IllegalStateException e) {
             throw submitFailure(e);
         }
@@ -124,17 +124,26 @@ public final class ThreadPool implements AutoCloseable {
      * @throws IllegalArgumentException if {@code timeout} is negative
      */
     public boolean trySubmit(Runnable task, Duration timeout) {
+        return trySubmit(task, timeout, SubmitOptions.DEFAULT);
+    }
+
+    /**
+     * As {@link #trySubmit(Runnable, Duration)}, with options (the lane); {@link Duration#ZERO} makes it one
+     * attempt, as {@link #trySubmit(Runnable)}.
+     */
+    public boolean trySubmit(Runnable task, Duration timeout, SubmitOptions options) {
         requireTask(task);
         long nanos = timeoutNanos(timeout);
+        int flags = flags(options);
         try {
             if (nanos == 0) {
-                return core.submit(task, 0, null, false, 0L);
+                return core.submit(task, flags, null, false, 0L);
             }
             long deadline = System.nanoTime() + nanos;
             if (nanos == Long.MAX_VALUE || deadline == Long.MAX_VALUE) {
                 deadline = Long.MAX_VALUE - 1; // a finite wait, even if astronomically long
             }
-            return core.submit(task, 0, null, true, deadline);
+            return core.submit(task, flags, null, true, deadline);
         } catch (IllegalStateException e) {
             throw submitFailure(e);
         }
@@ -149,7 +158,13 @@ public final class ThreadPool implements AutoCloseable {
      * @throws NullPointerException naming the first null element
      */
     public int submitBatch(Runnable[] tasks, int from, int to) {
+        return submitBatch(tasks, from, to, SubmitOptions.DEFAULT);
+    }
+
+    /** As {@link #submitBatch(Runnable[], int, int)}, every task with the same options (the lane). */
+    public int submitBatch(Runnable[] tasks, int from, int to, SubmitOptions options) {
         Objects.requireNonNull(tasks, "tasks must not be null");
+        int flags = flags(options);
         Objects.checkFromToIndex(from, to, tasks.length);
         for (int i = from; i < to; i++) {
             if (tasks[i] == null) {
@@ -160,7 +175,7 @@ public final class ThreadPool implements AutoCloseable {
             return 0;
         }
         try {
-            return core.submitBatch(tasks, from, to, 0);
+            return core.submitBatch(tasks, from, to, flags);
         } catch (IllegalStateException e) {
             throw submitFailure(e);
         }
@@ -424,10 +439,21 @@ public final class ThreadPool implements AutoCloseable {
 
     /**
      * The index (0-based) of the calling thread among this pool's workers, or -1 if it is not one of them.
-     * Handy for per-worker accumulators that need no synchronisation.
+     * Handy for per-worker accumulators that need no synchronisation. It is below {@link #workerSlots()}:
+     * in LANE_EXTENSION, indices {@code [0, blockingWorkers)} are the blocking lane's workers,
+     * {@code [blockingWorkers, maxThreads)} the default lane's, and {@code [maxThreads, workerSlots())} the
+     * watchdog's overflow workers.
      */
     public int currentWorkerIndex() {
         return core.currentWorkerIndex();
+    }
+
+    /**
+     * How many worker indices this pool may ever use (the bound of {@link #currentWorkerIndex()}):
+     * {@code maxThreads}, plus {@code maxOverflowWorkers} in LANE_EXTENSION.
+     */
+    public int workerSlots() {
+        return core.workerSlots();
     }
 
     public boolean isShutdown() {

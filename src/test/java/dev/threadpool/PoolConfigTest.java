@@ -71,12 +71,36 @@ class PoolConfigTest {
     }
 
     @Test
-    void variantsNotYetAvailableAreRefusedClearly() {
-        for (SchedulerVariant v : new SchedulerVariant[] {SchedulerVariant.LANE_EXTENSION}) {
-            UnsupportedOperationException e = assertThrows(UnsupportedOperationException.class,
-                    () -> ThreadPool.create(PoolConfig.builder().schedulerVariant(v).maxThreads(2).build()));
-            assertTrue(e.getMessage().contains(v.name()), e.getMessage());
+    void everyVariantIsAvailable() throws Exception {
+        for (SchedulerVariant v : SchedulerVariant.values()) {
+            try (ThreadPool pool = ThreadPool.create(PoolConfig.builder().schedulerVariant(v).maxThreads(2)
+                    .daemon(true).build())) {
+                assertEquals(v, pool.config().schedulerVariant());
+            }
         }
         assertThrows(NullPointerException.class, () -> ThreadPool.create(null));
+    }
+
+    @Test
+    void overflowWorkersShareTheSixtyFourWorkerCap() {
+        rejects("maxOverflowWorkers must be in [0, 2] (maxThreads + maxOverflowWorkers <= 64, maxThreads=62)",
+                b -> b.schedulerVariant(SchedulerVariant.LANE_EXTENSION).maxThreads(62).maxOverflowWorkers(3));
+        rejects("maxOverflowWorkers must be in [0, 4]", b -> b.maxThreads(60).maxOverflowWorkers(-1));
+        // the default is capped so that every maxThreads has a valid default
+        assertEquals(4, PoolConfig.builder().maxThreads(8).build().maxOverflowWorkers());
+        assertEquals(1, PoolConfig.builder().maxThreads(63).build().maxOverflowWorkers());
+        assertEquals(0, PoolConfig.builder().maxThreads(64).build().maxOverflowWorkers());
+        assertEquals(2, PoolConfig.builder().schedulerVariant(SchedulerVariant.LANE_EXTENSION).maxThreads(62)
+                .build().maxOverflowWorkers());
+    }
+
+    @Test
+    void laneFieldsAreValidated() {
+        rejects("blockingWorkers must be in [1, 7]: blockingWorkers=0",
+                b -> b.schedulerVariant(SchedulerVariant.LANE_EXTENSION).maxThreads(8).blockingWorkers(0));
+        rejects("blockingPromotionTimeout must be in",
+                b -> b.blockingPromotionTimeout(Duration.ZERO));
+        rejects("watchdogInterval must be in", b -> b.watchdogInterval(Duration.ofHours(2)));
+        rejects("watchdogInterval must not be null", b -> b.watchdogInterval(null));
     }
 }

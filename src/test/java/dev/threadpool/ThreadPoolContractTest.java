@@ -38,7 +38,18 @@ class ThreadPoolContractTest {
     static Stream<PoolVariant> variants() {
         return Stream.of(new PoolVariant(SchedulerVariant.GLOBAL_QUEUE, QueueKind.RING),
                 new PoolVariant(SchedulerVariant.WORK_STEALING, QueueKind.RING),
-                new PoolVariant(SchedulerVariant.WORK_STEALING, QueueKind.CHASE_LEV));
+                new PoolVariant(SchedulerVariant.WORK_STEALING, QueueKind.CHASE_LEV),
+                new PoolVariant(SchedulerVariant.LANE_EXTENSION, QueueKind.RING));
+    }
+
+    /**
+     * The variants that can run with a single worker (maxThreads = 1), for the tests that need "the one worker
+     * is busy". LANE_EXTENSION has at least one blocking and one default worker, and the blocking worker helps
+     * the default lane, so it has no one-worker form. These tests therefore do not run on it (LaneExtensionTest
+     * holds every worker with latches for its own checks, but does not repeat these one by one).
+     */
+    static Stream<PoolVariant> oneWorkerVariants() {
+        return variants().filter(v -> v.variant() != SchedulerVariant.LANE_EXTENSION);
     }
 
     /** One entry of {@link #variants()}: the scheduler and, for WORK_STEALING, the local queue kind. */
@@ -164,7 +175,7 @@ class ThreadPoolContractTest {
     // ---- non-waiting and timed submit --------------------------------------------------------------------
 
     @ParameterizedTest
-    @MethodSource("variants")
+    @MethodSource("oneWorkerVariants")
     void trySubmitReturnsFalseWhenFullAndTimedTrySubmitGivesUp(PoolVariant v) throws Exception {
         CountDownLatch release = new CountDownLatch(1);
         try (ThreadPool pool = ThreadPool.create(config(v).maxThreads(1).queueCapacity(2).build())) {
@@ -184,7 +195,7 @@ class ThreadPoolContractTest {
     }
 
     @ParameterizedTest
-    @MethodSource("variants")
+    @MethodSource("oneWorkerVariants")
     void blockingSubmitWaitsForSpaceAndThenProceeds(PoolVariant v) throws Exception {
         CountDownLatch release = new CountDownLatch(1);
         try (ThreadPool pool = ThreadPool.create(config(v).maxThreads(1).queueCapacity(2).build())) {
@@ -205,6 +216,58 @@ class ThreadPoolContractTest {
             eventually("third task ran", third::get);
         } finally {
             release.countDown();
+        }
+    }
+
+    // ---- lanes -----------------------------------------------------------------------------------------
+
+    /**
+     * SubmitOptions.BLOCKING is accepted by every variant and through every submit path. GLOBAL_QUEUE and
+     * WORK_STEALING run such tasks on their shared workers; LANE_EXTENSION only on its blocking workers (the
+     * default cpuHelpsBlocking is off, and nothing here is submitted from a worker, so nothing runs inline).
+     */
+    @ParameterizedTest
+    @MethodSource("variants")
+    void blockingLaneTasksRunThroughEveryPath(PoolVariant v) throws Exception {
+        try (ThreadPool pool = pool(v)) {
+            final int n = 5 * 40;
+            AtomicIntegerArray runs = new AtomicIntegerArray(n);
+            AtomicInteger offLane = new AtomicInteger();
+            int lanes = v.variant() == SchedulerVariant.LANE_EXTENSION ? pool.config().blockingWorkers()
+                    : pool.config().maxThreads();
+            WaitGroup wg = new WaitGroup();
+            Runnable[] tasks = new Runnable[n];
+            for (int i = 0; i < n; i++) {
+                final int id = i;
+                tasks[i] = () -> {
+                    runs.incrementAndGet(id);
+                    int w = pool.currentWorkerIndex();
+                    if (w < 0 || w >= lanes) {
+                        offLane.incrementAndGet();
+                    }
+                };
+            }
+            for (int i = 0; i < 40; i++) {
+                pool.submit(tasks[i], SubmitOptions.BLOCKING);
+                pool.submit(tasks[40 + i], wg, SubmitOptions.BLOCKING);
+                assertTrue(pool.trySubmit(tasks[80 + i], WAIT, SubmitOptions.BLOCKING));
+                pool.await(pool.submitWaitable(tasks[120 + i], SubmitOptions.BLOCKING));
+            }
+            assertEquals(40, pool.submitBatch(tasks, 160, 200, SubmitOptions.BLOCKING));
+            assertTrue(wg.await(WAIT));
+            eventually("every BLOCKING task ran", () -> {
+                for (int i = 0; i < n; i++) {
+                    if (runs.get(i) == 0) {
+                        return false;
+                    }
+                }
+                return true;
+            });
+            awaitQuiescent(pool);
+            for (int i = 0; i < n; i++) {
+                assertEquals(1, runs.get(i), "task " + i);
+            }
+            assertEquals(0, offLane.get(), "BLOCKING tasks ran on the workers of their lane");
         }
     }
 
@@ -275,7 +338,7 @@ class ThreadPoolContractTest {
     }
 
     @ParameterizedTest
-    @MethodSource("variants")
+    @MethodSource("oneWorkerVariants")
     void cancelWorksOnlyWhileQueued(PoolVariant v) throws Exception {
         CountDownLatch release = new CountDownLatch(1);
         try (ThreadPool pool = ThreadPool.create(config(v).maxThreads(1).build())) {
@@ -385,7 +448,7 @@ class ThreadPoolContractTest {
     // ---- failures ----------------------------------------------------------------------------------------
 
     @ParameterizedTest
-    @MethodSource("variants")
+    @MethodSource("oneWorkerVariants")
     void taskExceptionsNeverKillAWorkerOrSkewTheAccounting(PoolVariant v) throws Exception {
         AtomicInteger handled = new AtomicInteger();
         TaskErrorHandler handler = (task, error) -> {
@@ -419,7 +482,7 @@ class ThreadPoolContractTest {
     }
 
     @ParameterizedTest
-    @MethodSource("variants")
+    @MethodSource("oneWorkerVariants")
     void aTaskThatInterruptsItselfDoesNotMakeTheWorkerSpinOrLeakTheInterrupt(PoolVariant v)
             throws Exception {
         try (ThreadPool pool = ThreadPool.create(config(v).maxThreads(1).build())) {
@@ -448,7 +511,7 @@ class ThreadPoolContractTest {
     // ---- recursion and inline policy ----------------------------------------------------------------------
 
     @ParameterizedTest
-    @MethodSource("variants")
+    @MethodSource("oneWorkerVariants")
     void submitFromATaskIntoAFullPoolNeverDeadlocks(PoolVariant v) throws Exception {
         try (ThreadPool pool = ThreadPool.create(config(v).maxThreads(1).queueCapacity(2).build())) {
             int children = 1_000;
@@ -470,7 +533,7 @@ class ThreadPoolContractTest {
     }
 
     @ParameterizedTest
-    @MethodSource("variants")
+    @MethodSource("oneWorkerVariants")
     void unboundedInlineRecursionIsRefusedNotAStackOverflow(PoolVariant v) throws Exception {
         ThreadPool pool = ThreadPool.create(config(v).maxThreads(1).queueCapacity(2).build());
         AtomicInteger depth = new AtomicInteger();
@@ -535,7 +598,7 @@ class ThreadPoolContractTest {
     }
 
     @ParameterizedTest
-    @MethodSource("variants")
+    @MethodSource("oneWorkerVariants")
     void submitWaitableFromAWorkerHelpsInsteadOfDeadlocking(PoolVariant v) throws Exception {
         try (ThreadPool pool = ThreadPool.create(config(v).maxThreads(1).queueCapacity(4).build())) {
             AtomicInteger ran = new AtomicInteger();
@@ -578,7 +641,7 @@ class ThreadPoolContractTest {
     }
 
     @ParameterizedTest
-    @MethodSource("variants")
+    @MethodSource("oneWorkerVariants")
     void cancelPendingCancelsWhatIsQueuedAndLetsRunningTasksFinish(PoolVariant v) throws Exception {
         CountDownLatch release = new CountDownLatch(1);
         ThreadPool pool = ThreadPool.create(config(v).maxThreads(1).queueCapacity(256).build());
@@ -617,7 +680,7 @@ class ThreadPoolContractTest {
     }
 
     @ParameterizedTest
-    @MethodSource("variants")
+    @MethodSource("oneWorkerVariants")
     void shutdownHonoursItsTimeoutAndCanBeRetried(PoolVariant v) throws Exception {
         CountDownLatch release = new CountDownLatch(1);
         ThreadPool pool = ThreadPool.create(config(v).maxThreads(1).build());
@@ -695,7 +758,7 @@ class ThreadPoolContractTest {
     }
 
     @ParameterizedTest
-    @MethodSource("variants")
+    @MethodSource("oneWorkerVariants")
     void blockedSubmittersAreReleasedByShutdown(PoolVariant v) throws Exception {
         CountDownLatch release = new CountDownLatch(1);
         ThreadPool pool = ThreadPool.create(config(v).maxThreads(1).queueCapacity(2).build());

@@ -22,6 +22,7 @@ public final class CountingStress {
         register(new PoolSubject());
         register(new PoolSubject("pool-ws", SchedulerVariant.WORK_STEALING));
         register(new PoolSubmitterSubject());
+        register(new LanePoolSubject());
         register(new RingQueueSubject());
         register(new DescCacheSubject());
         register(new LifoSlotSubject());

@@ -52,6 +52,7 @@ public final class Demo {
             ok &= divideAndConquer(pool, threads);
             ok &= Wsum.run(threads); // the same wsum on WORK_STEALING and on ForkJoinPool (docs/WSUM.md)
             ok &= failureIsContained(pool);
+            ok &= LaneDemo.run(1); // mixed CPU + blocking workload on every variant; the watchdog at work
             printStats(pool.statsSnapshot());
             StatsPrinter.print(pool.statsSnapshot(), ThreadPool.processMemory()); // docs/OBSERVABILITY.md
         } finally {

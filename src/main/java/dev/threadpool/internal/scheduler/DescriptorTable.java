@@ -318,6 +318,8 @@ public final class DescriptorTable {
     }
 
     // ---- timestamps (TimestampMode.FULL) ----------------------------------------------------------------
+    /** The flags of a slot, plain: for the thread that prepared it, or after an acquire of (gen, QUEUED). */
+    public int flags(int idx) { return Mem.getIntPlain(table, base(idx) + Layout.FLAGS_OFFSET); }
     public void setStartNanos(int idx, long t) { Mem.setLongPlain(table, base(idx) + Layout.START_NS_OFFSET, t); }
     public void setEndNanos(int idx, long t) { Mem.setLongPlain(table, base(idx) + Layout.END_NS_OFFSET, t); }
     public long submitNanos(int idx) { return Mem.getLongPlain(table, base(idx) + Layout.SUBMIT_NS_OFFSET); }

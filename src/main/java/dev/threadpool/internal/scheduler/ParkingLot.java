@@ -4,6 +4,8 @@ import dev.threadpool.internal.memory.CacheLine;
 import dev.threadpool.internal.memory.Mem;
 import dev.threadpool.internal.memory.PoolMemory;
 import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -35,6 +37,7 @@ import java.util.concurrent.locks.LockSupport;
 public final class ParkingLot {
     static final long IDLE_MASK_OFFSET = 0;
     static final long WAKE_HINT_OFFSET = 8;
+    private static final VarHandle THREADS = MethodHandles.arrayElementVarHandle(Thread[].class);
 
     private final MemorySegment seg;
     private final Thread[] threads;
@@ -59,6 +62,17 @@ public final class ParkingLot {
      */
     public void stampWakesInto(dev.threadpool.internal.stats.WorkerTimes times) {
         this.wakeStamps = times;
+    }
+
+    /**
+     * Registers the thread of a worker slot that is (re)used after the pool started (LANE_EXTENSION's
+     * overflow workers). A waker reads {@code threads[i]} only after a volatile load of the idle mask saw
+     * bit i, which the new thread sets itself after its start, so the plain store is published to wakers
+     * by Thread.start plus that volatile read; {@link #wakeAll} may still see the slot's previous, exited
+     * thread, whose unpark is a no-op, and the new one re-checks the stop flag after its timed park.
+     */
+    public void registerLate(int i, Thread t) {
+        THREADS.setRelease(threads, i, t); // release: at least ordered after the thread object's construction
     }
 
     /** Step 1: announce that worker {@code i} is about to park. */
@@ -117,6 +131,29 @@ public final class ParkingLot {
                 return i;
             }
             m = prev & ~bit; // somebody else cleared it first: try the others
+        }
+        return -1;
+    }
+
+    /**
+     * Steps b and c restricted to the workers in {@code eligible}: wakes one announced worker whose bit is in
+     * the mask (lowest index first) and returns its index, or -1 when none of them is idle. Used for a lane
+     * that only some workers may take from (LANE_EXTENSION's blocking lane): waking a worker outside the
+     * lane would spend the wake on a worker whose re-check cannot see the entry.
+     */
+    public int wakeOneOf(long eligible) {
+        final MemorySegment s = seg;
+        // volatile load (seq_cst): pairs with announce(); the caller's queue publish precedes it.
+        long m = Mem.getLongVolatile(s, IDLE_MASK_OFFSET) & eligible;
+        while (m != 0) {
+            int i = Long.numberOfTrailingZeros(m);
+            long bit = 1L << i;
+            long prev = Mem.getAndAndLong(s, IDLE_MASK_OFFSET, ~bit); // one waker per bit, as in wakeOne
+            if ((prev & bit) != 0) {
+                LockSupport.unpark(threads[i]);
+                return i;
+            }
+            m = prev & ~bit & eligible;
         }
         return -1;
     }

@@ -41,7 +41,7 @@ import java.util.function.Consumer;
 
 /**
  * The engine behind {@link dev.threadpool.ThreadPool}: submit pipeline, worker loop, awaiting, shutdown and
- * stats, for the {@code GLOBAL_QUEUE} variant.
+ * stats, for every variant (the queue topology is a {@link Scheduler}; LANE_EXTENSION adds a {@link Watchdog}).
  *
  * <h2>Overview</h2>
  * <pre>
@@ -129,6 +129,8 @@ public final class PoolCore {
     private final PoolConfig config;
     private final int capacity;
     private final int workerCount;
+    /** Every worker index the pool may use: maxThreads, plus maxOverflowWorkers in LANE_EXTENSION. */
+    private final int slots;
     /**
      * TimestampMode.FULL. Every use reads {@code Timestamps.COMPILED && timestamps}: with
      * {@code -Ddev.threadpool.timestamps=false} the static final folds the whole branch away.
@@ -146,7 +148,7 @@ public final class PoolCore {
     private final ParkingLot parking;
     private final SpaceWaiters space;
     private final SubmitterRegistry submitters;
-    /** The queue topology: GLOBAL_QUEUE or WORK_STEALING (see {@link Scheduler}). */
+    /** The queue topology: GLOBAL_QUEUE, WORK_STEALING or LANE_EXTENSION (see {@link Scheduler}). */
     private final Scheduler scheduler;
     /**
      * One descriptor cache per worker slot, or null when {@code queueCapacity} is too small to spare them
@@ -167,6 +169,8 @@ public final class PoolCore {
     private final WorkerScratchBuffer[] scratch;
     /** How long a worker holding a scratch buffer stays parked before it frees it; 0: never. */
     private final long scratchIdlePurgeNanos;
+    /** LANE_EXTENSION's watchdog and overflow workers; null in the other variants. */
+    private final Watchdog watchdog;
 
     // ---- on-heap references, indexed by descriptor slot ---------------------------------------------------
     private final Runnable[] tasks;
@@ -191,6 +195,7 @@ public final class PoolCore {
         this.config = config;
         this.capacity = config.queueCapacity();
         this.workerCount = config.maxThreads();
+        this.slots = workerSlots(config);
         this.timestamps = Timestamps.COMPILED && config.timestampMode() == TimestampMode.FULL;
         this.scratchIdlePurgeNanos = config.scratchIdlePurge().toNanos();
         this.idleStrategy = config.idleStrategy();
@@ -205,13 +210,20 @@ public final class PoolCore {
         try {
             this.table = new DescriptorTable(memory, capacity);
             this.inject = new BoundedRing(memory, "inject ring", capacity);
-            this.counters = new PoolCounters(memory, workerCount);
-            this.parking = new ParkingLot(memory, workerCount);
+            this.counters = new PoolCounters(memory, slots);
+            this.parking = new ParkingLot(memory, slots);
             this.space = new SpaceWaiters(memory, "space waiters");
             this.submitters = new SubmitterRegistry(memory);
-            this.scheduler = config.schedulerVariant() == SchedulerVariant.WORK_STEALING
-                    ? new WorkStealingScheduler(memory, config, inject, parking, counters, submitters)
-                    : new GlobalQueueScheduler(inject, parking);
+            if (config.schedulerVariant() == SchedulerVariant.LANE_EXTENSION) {
+                LaneScheduler lanes = new LaneScheduler(memory, config, inject, table, parking, counters, submitters);
+                this.scheduler = lanes;
+                this.watchdog = new Watchdog(this, config, memory, lanes, counters, parking);
+            } else {
+                this.scheduler = config.schedulerVariant() == SchedulerVariant.WORK_STEALING
+                        ? new WorkStealingScheduler(memory, config, inject, parking, counters, submitters)
+                        : new GlobalQueueScheduler(inject, parking);
+                this.watchdog = null;
+            }
             this.workerCaches = workerCachesFit(capacity, workerSlots())
                     ? DescCache.allocateArray(memory, "worker descriptor caches", table, workerSlots())
                     : null;
@@ -220,7 +232,6 @@ public final class PoolCore {
                     ? DescCache.allocateArray(memory, "submitter descriptor caches", table,
                             SubmitterRegistry.MAX_SUBMITTERS, refill)
                     : null;
-            int slots = workerSlots();
             this.times = new WorkerTimes(memory, slots);
             this.depthGauge = new QueueDepthGauge(memory);
             if (timestamps) {
@@ -251,7 +262,9 @@ public final class PoolCore {
 
         this.workers = new WorkerThread[workerCount];
         for (int i = 0; i < workerCount; i++) {
-            WorkerThread w = new WorkerThread(this, i, config.threadNamePrefix() + i, config.daemon());
+            // LANE_EXTENSION watches its default-lane workers' running tasks (Watchdog); nobody else does.
+            boolean watched = watchdog != null && i >= config.blockingWorkers();
+            WorkerThread w = new WorkerThread(this, i, config.threadNamePrefix() + i, config.daemon(), false, watched);
             w.cpu = cpus.length > 0 ? cpus[i % cpus.length] : -1;
             workers[i] = w;
             parking.register(i, w);
@@ -261,6 +274,9 @@ public final class PoolCore {
             w.start();
         }
         this.jfrStatsHook = PoolEvents.registerPeriodicStats(config.threadNamePrefix(), this::statsSnapshot);
+        if (watchdog != null) {
+            watchdog.start();
+        }
     }
 
     public PoolConfig config() {
@@ -345,7 +361,7 @@ public final class PoolCore {
             handedOver = true;
             enqueue(self, submitter, publish(idx, task, group, flags, false));
             observeDepth();
-            scheduler.signalWork(1);
+            scheduler.signalWork(1, flags);
             return true;
         } finally {
             if (group != null && !handedOver) {
@@ -420,7 +436,7 @@ public final class PoolCore {
                 pushed += n;
             }
             observeDepth();
-            scheduler.signalWork(got); // GQ: at most one wake per accepted task, stopping when nobody is idle
+            scheduler.signalWork(got, flags); // GQ: at most one wake per accepted task, stopping when nobody is idle
             i += got;
             done += got;
         }
@@ -447,7 +463,7 @@ public final class PoolCore {
         long entry = publish(idx, task, null, flags, true);
         enqueue(self, submitter, entry);
         observeDepth();
-        scheduler.signalWork(1);
+        scheduler.signalWork(1, flags);
         return entry;
     }
 
@@ -707,6 +723,10 @@ public final class PoolCore {
     void workerMain(WorkerThread self) {
         times.born(self.index, System.nanoTime());
         try {
+            if (self.overflow) {
+                overflowMain(self);
+                return;
+            }
             for (;;) {
                 long e = scheduler.next(self);
                 if (e != QueueEntry.EMPTY) {
@@ -815,6 +835,92 @@ public final class PoolCore {
         return !stopWorkers;
     }
 
+    /**
+     * LANE_EXTENSION overflow worker: a default-lane worker until it has found nothing for
+     * {@code 2 * watchdogInterval}; then it retires. Its slot is freed on the way out whatever happens.
+     */
+    private void overflowMain(WorkerThread self) {
+        try {
+            for (;;) {
+                long e = scheduler.next(self);
+                if (e != QueueEntry.EMPTY) {
+                    runEntry(self, e);
+                    continue;
+                }
+                times.beginIdle(self.index, System.nanoTime()); // as timedIdle: idle time of an overflow slot
+                boolean more;
+                try {
+                    more = overflowIdle(self);
+                } finally {
+                    times.endIdle(self.index, System.nanoTime());
+                }
+                if (!more) {
+                    return;
+                }
+            }
+        } finally {
+            flushWorkerCache(self); // a retiring worker must not strand cached descriptors in its slot
+            watchdog.overflowExited(self);
+        }
+    }
+
+    /**
+     * The idle path of an overflow worker: the PARK handshake of {@link #idle} with timed parks (whatever the
+     * idle strategy: a spinning overflow worker would never retire). Returns true to look for work again,
+     * false to exit (stop requested, or idle for {@code retireNanos}).
+     *
+     * <p>Retiring loses no entry. The worker retires only after a timed-out park, with its idle bit cleared by
+     * its own {@code retract} (a waker that had claimed the bit makes retract return false: woken on purpose,
+     * it stays), and after one more seq_cst re-check. A submitter publishes (P) and then loads the idle mask
+     * (M). If M precedes the retract R in the total order, either the submitter's claim of the bit precedes R
+     * (we were woken: we stay) or it fails after R, and then P &lt; M &lt; R &lt; re-check: the re-check sees
+     * the entry. If R precedes M, the submitter never counts on this worker: it wakes another idle worker or
+     * finds none idle, exactly as if this worker had never existed, and every base worker re-checks before
+     * it parks.
+     */
+    private boolean overflowIdle(WorkerThread self) {
+        flushWorkerCache(self); // before any spin or park, as in idle(): see "Descriptor caches"
+        final int i = self.index;
+        scheduler.searching(i, true);
+        for (int k = 0; k < PARK_SPINS; k++) {
+            if (scheduler.hasWork(i)) {
+                scheduler.searching(i, false);
+                return true;
+            }
+            Thread.onSpinWait();
+        }
+        final long retireAt = System.nanoTime() + watchdog.retireNanos();
+        boolean searching = true;
+        for (;;) {
+            parking.announce(i); // step 1 of the handshake (ParkingLot)
+            if (searching) {
+                scheduler.searching(i, false); // after the announcement, as in idle()
+                searching = false;
+            }
+            if (scheduler.hasWork(i) || stopWorkers) { // step 2
+                parking.retract(i);
+                return !stopWorkers;
+            }
+            long left = retireAt - System.nanoTime();
+            if (left > 0) {
+                counters.increment(i, PoolCounters.PARKS);
+                Thread.interrupted();
+                parking.parkNanos(left);
+            }
+            if (!parking.retract(i)) {
+                counters.increment(i, PoolCounters.WAKEUPS); // a waker chose this worker: it must look
+                return !stopWorkers;
+            }
+            if (stopWorkers) {
+                return false;
+            }
+            if (System.nanoTime() - retireAt >= 0) {
+                return scheduler.hasWork(i); // the last re-check (see above); false: retire
+            }
+            counters.increment(i, PoolCounters.SPURIOUS_WAKEUPS);
+        }
+    }
+
     /** Runs one queue entry if it still names a queued task; never throws. */
     void runEntry(WorkerThread self, long entry) {
         final int idx = QueueEntry.idx(entry);
@@ -835,11 +941,17 @@ public final class PoolCore {
             waitHist.record(w, startNanos - table.submitNanos(idx));
         }
         Thread.interrupted(); // a task never inherits an interrupt aimed at an earlier one
+        // LANE_EXTENSION default-lane workers publish what they run to the watchdog; false elsewhere
+        final boolean watched = self.watched;
+        final long outerRun = watched ? watchdog.taskStarted(self) : 0L;
         Throwable failure = null;
         try {
             task.run();
         } catch (Throwable t) {
             failure = t;
+        }
+        if (watched) {
+            watchdog.taskEnded(self, outerRun);
         }
         Thread.interrupted(); // nor does the worker keep one a task left behind
         if (Timestamps.COMPILED && timestamps) {
@@ -1120,6 +1232,10 @@ public final class PoolCore {
             pollNanos = Math.min(pollNanos * 2, SHUTDOWN_POLL_NANOS);
         }
         shutdownPhase(PoolEvents.Phase.TASKS_ENDED, mode, accepted);
+        // LANE_EXTENSION: no spawn after this point, and the overflow thread array is stable (join)
+        if (watchdog != null && !watchdog.stop(deadline)) {
+            return false;
+        }
         stopWorkers = true;
         parking.wakeAll(); // after the volatile store: each worker re-checks stopWorkers after waking
         for (WorkerThread w : workers) {
@@ -1133,6 +1249,9 @@ public final class PoolCore {
             }
         }
         shutdownPhase(PoolEvents.Phase.WORKERS_JOINED, mode, accepted); // before TERMINATED: see shutdownPhase
+        if (watchdog != null && !watchdog.joinOverflow(deadline)) { // every overflow thread, live or retired
+            return false;
+        }
         LIFECYCLE.compareAndSet(this, SHUTTING_DOWN, TERMINATED);
         return true;
     }
@@ -1337,7 +1456,7 @@ public final class PoolCore {
      * ones read after it, so finished <= started <= submitted and taskDescLive >= 0 hold.
      */
     private PoolStats snapshot() {
-        int n = workerCount;
+        int n = slots; // every slot: overflow workers' counters must be summed too
         long[] completed = new long[n];
         long[] failed = new long[n];
         long[] started = new long[n];
@@ -1402,7 +1521,7 @@ public final class PoolCore {
         long descLive = submitted - sumInline - sumReleased - releasedOther;
         long[] mem = memory.totals();
 
-        boolean allIdle = Long.bitCount(idle) == n;
+        boolean allIdle = Long.bitCount(idle) == workerCount + (overflowSpawned - overflowRetired); // live ones
         boolean candidate = queued < 0 || active < 0 || descLive < 0 || descLive > capacity
                 || (active > 0 && allIdle);
         boolean skew;
@@ -1540,9 +1659,16 @@ public final class PoolCore {
 
     /**
      * Worker indices this pool may ever use: the size of every per-worker array and counter block.
-     * {@code maxThreads} today; LANE_EXTENSION adds its overflow workers here (at most 64 in all).
+     * {@code maxThreads}; LANE_EXTENSION adds its overflow workers here (at most 64 in all).
      */
     public int workerSlots() {
-        return workerCount;
+        return slots;
+    }
+
+    /** {@link #workerSlots()} of a pool built from {@code config}. */
+    public static int workerSlots(PoolConfig config) {
+        return config.schedulerVariant() == SchedulerVariant.LANE_EXTENSION
+                ? config.maxThreads() + config.maxOverflowWorkers()
+                : config.maxThreads();
     }
 }

@@ -29,6 +29,14 @@ interface Scheduler {
     /** Called after {@code n} entries were published: wakes parked workers as the topology's policy says. */
     void signalWork(int n);
 
+    /**
+     * {@link #signalWork(int)} for {@code n} entries that all carry descriptor {@code flags}: a topology with
+     * lanes (LANE_EXTENSION) wakes a worker of the entries' lane; the others ignore the flags.
+     */
+    default void signalWork(int n, int flags) {
+        signalWork(n);
+    }
+
     /** The next entry for worker {@code self}, or {@code QueueEntry.EMPTY}. Only from {@code self}'s thread. */
     long next(WorkerThread self);
 

@@ -100,7 +100,7 @@ final class WorkStealingScheduler implements Scheduler {
             submitterQueues[k] = new RingQueue(memory, "submitter queue " + k, config.localQueueCapacity());
         }
         this.counters = counters;
-        this.workers = config.maxThreads();
+        this.workers = PoolCore.workerSlots(config); // LANE_EXTENSION: its overflow workers too
         this.stealBatch = config.stealBatchSize();
         this.lifo = new LifoSlot(memory, "lifo slots", workers);
         this.locals = new LocalQueues(memory, config.queueKind(), workers, config.localQueueCapacity());

@@ -15,11 +15,23 @@ public final class WorkerThread extends Thread {
     int cpu = -1;
     /** Tasks until the next JFR TaskLatency sample (owner-only; TimestampMode.FULL only). */
     int latencySampleCountdown = 1;
+    /** LANE_EXTENSION: a watchdog-spawned overflow worker, which retires when idle long enough. */
+    final boolean overflow;
+    /** LANE_EXTENSION: a default-lane worker whose running task the watchdog watches (see Watchdog). */
+    final boolean watched;
+    /** Owner-only: sequence number of this worker's latest watched task start (see Watchdog). */
+    int runSeq;
 
     WorkerThread(PoolCore core, int index, String name, boolean daemon) {
+        this(core, index, name, daemon, false, false);
+    }
+
+    WorkerThread(PoolCore core, int index, String name, boolean daemon, boolean overflow, boolean watched) {
         super(name);
         this.core = core;
         this.index = index;
+        this.overflow = overflow;
+        this.watched = watched;
         setDaemon(daemon);
     }
 

@@ -1,0 +1,185 @@
+package dev.threadpool.internal.scheduler;
+
+import dev.threadpool.PoolConfig;
+import dev.threadpool.internal.memory.PoolMemory;
+import dev.threadpool.internal.queue.BoundedRing;
+import dev.threadpool.internal.queue.QueueEntry;
+import dev.threadpool.internal.stats.PoolCounters;
+
+/**
+ * LANE_EXTENSION topology: the WORK_STEALING default lane (composed, unchanged) plus a blocking lane, one
+ * bounded MPMC ring ({@code blocking_inject}) drained by the reserved workers {@code [0, blockingWorkers)}.
+ *
+ * <h2>Who takes from where</h2>
+ * <pre>
+ *   worker                             next()                                 hasWork(i) re-checks
+ *   blocking  [0, B)                   blocking ring, then the default lane   blocking ring + default lane
+ *   default   [B, maxThreads) and      default lane, then the blocking ring   default lane (+ blocking ring
+ *   overflow  [maxThreads, slots)      only if cpuHelpsBlocking               if cpuHelpsBlocking)
+ * </pre>
+ * "Default lane" is everything {@link WorkStealingScheduler} owns: the inject ring, every LIFO slot and every
+ * local queue, stolen from by every worker. A blocking worker therefore helps the default lane whenever its
+ * own lane is empty (slice L3 of the design); a default (or overflow) worker helps the blocking lane only when
+ * {@code cpuHelpsBlocking} is set. {@link #hasWork} checks exactly what {@link #next} may take, so a worker
+ * never parks with an entry it may take queued, and never spins on one it may not.
+ *
+ * <h2>Where an entry goes</h2>
+ * The lane is the descriptor's {@link DescriptorTable#FLAG_LANE_BLOCKING} bit, read (plain) from the slot the
+ * submitting thread has just prepared. A blocking entry always goes to the blocking ring, also when submitted
+ * from a worker (never to its LIFO slot: a default worker would run it there). Everything else goes where
+ * WORK_STEALING puts it.
+ *
+ * <h2>Wake rule</h2>
+ * <ul>
+ *   <li>Default lane: {@link WakeCoalescer} unchanged. Every worker can take default-lane entries and
+ *       re-checks them before parking, so waking (or counting on the search of) any worker is sound.</li>
+ *   <li>Blocking lane: no coalescing. After the ring's seq_cst tail CAS, one wake per entry through
+ *       {@link ParkingLot#wakeOneOf} restricted to the blocking workers' bits; if none of them is idle and
+ *       {@code cpuHelpsBlocking} is set, the default and overflow workers' bits. This is ParkingLot's
+ *       handshake restricted to the workers that may take the entry: every eligible worker either had its
+ *       bit set at the submitter's mask load (and a waker claims one such bit) or announces after that load,
+ *       hence after the publish, and its re-check (which includes the blocking ring) sees the entry. Waking
+ *       outside the mask would be the lost wake: a default worker's re-check cannot see a blocking entry.
+ *       The jcstress test {@code LaneParkTest} checks the pair.</li>
+ * </ul>
+ */
+final class LaneScheduler implements Scheduler {
+    private final WorkStealingScheduler defaults;
+    private final BoundedRing blocking;
+    private final DescriptorTable table;
+    private final ParkingLot parking;
+    private final int blockingWorkers;
+    private final boolean cpuHelpsBlocking;
+    /** Idle-mask bits of the blocking lane's workers, {@code [0, blockingWorkers)}. */
+    private final long blockingMask;
+    /** Idle-mask bits of every other worker slot (default and overflow). */
+    private final long otherMask;
+
+    LaneScheduler(PoolMemory memory, PoolConfig config, BoundedRing inject, DescriptorTable table,
+            ParkingLot parking, PoolCounters counters, SubmitterRegistry submitters) {
+        // Registered submitters take the external path here (the Scheduler defaults: no own queue), so that a
+        // BLOCKING entry from a Submitter still reaches the blocking ring; their queues in `defaults` stay empty.
+        this.defaults = new WorkStealingScheduler(memory, config, inject, parking, counters, submitters);
+        this.blocking = new BoundedRing(memory, "blocking inject ring", config.queueCapacity());
+        this.table = table;
+        this.parking = parking;
+        this.blockingWorkers = config.blockingWorkers();
+        this.cpuHelpsBlocking = config.cpuHelpsBlocking();
+        int slots = PoolCore.workerSlots(config);
+        this.blockingMask = (1L << blockingWorkers) - 1; // blockingWorkers <= 63
+        long all = slots == 64 ? -1L : (1L << slots) - 1;
+        this.otherMask = all & ~blockingMask;
+    }
+
+    private boolean isBlocking(long entry) {
+        // plain: the calling thread prepared this slot itself (PoolCore.publish) and it is not queued yet
+        return (table.flags(QueueEntry.idx(entry)) & DescriptorTable.FLAG_LANE_BLOCKING) != 0;
+    }
+
+    // =====================================================================================================
+    // Enqueue and wake
+    // =====================================================================================================
+
+    @Override
+    public boolean tryEnqueue(WorkerThread self, long entry) {
+        if (isBlocking(entry)) {
+            return blocking.tryPush(entry); // seq_cst CAS on tail: step a of the handshake
+        }
+        return defaults.tryEnqueue(self, entry);
+    }
+
+    @Override
+    public int tryEnqueueMany(WorkerThread self, long[] entries, int from, int n) {
+        // Take the leading run of one lane (a batch from PoolCore has one lane: the run is all of it).
+        final boolean lane = isBlocking(entries[from]);
+        int run = 1;
+        while (run < n && isBlocking(entries[from + run]) == lane) {
+            run++;
+        }
+        return lane ? blocking.pushMany(entries, from, run) : defaults.tryEnqueueMany(self, entries, from, run);
+    }
+
+    @Override
+    public void signalWork(int n, int flags) {
+        if ((flags & DescriptorTable.FLAG_LANE_BLOCKING) != 0) {
+            wakeBlocking(n);
+        } else {
+            defaults.signalWork(n);
+        }
+    }
+
+    /**
+     * Lane-less signal (a caller that does not know the lane): the default lane's rule, plus one blocking-lane
+     * wake if that lane holds anything. Sound for either lane: an entry this thread published to the blocking
+     * ring is seen by its own seq_cst isEmpty loads.
+     */
+    @Override
+    public void signalWork(int n) {
+        defaults.signalWork(n);
+        if (!blocking.isEmpty()) {
+            wakeBlocking(1);
+        }
+    }
+
+    /** One wake per entry among the workers that may take it; stops as soon as none of them is idle. */
+    private void wakeBlocking(int n) {
+        for (int k = 0; k < n; k++) {
+            if (parking.wakeOneOf(blockingMask) < 0 && (!cpuHelpsBlocking || parking.wakeOneOf(otherMask) < 0)) {
+                return; // every eligible worker is awake: each takes from the ring before it may park
+            }
+        }
+    }
+
+    // =====================================================================================================
+    // Worker loop, park re-check, sweep
+    // =====================================================================================================
+
+    @Override
+    public long next(WorkerThread self) {
+        long e;
+        if (self.index < blockingWorkers) {
+            e = blocking.tryPop();
+            return e != QueueEntry.EMPTY ? e : defaults.next(self); // own lane first, then help the default
+        }
+        e = defaults.next(self);
+        if (e == QueueEntry.EMPTY && cpuHelpsBlocking) {
+            e = blocking.tryPop();
+        }
+        return e;
+    }
+
+    @Override
+    public boolean hasWork(int i) {
+        // volatile loads of head and tail: seq_cst after the announcement (ParkingLot step 2)
+        if ((i < blockingWorkers || cpuHelpsBlocking) && !blocking.isEmpty()) {
+            return true;
+        }
+        return defaults.hasWork(i);
+    }
+
+    /** Whether anything is queued in the default lane (the watchdog's "is work waiting" test; a hint). */
+    boolean defaultLaneQueued() {
+        return defaults.hasWork(blockingWorkers);
+    }
+
+    /** Whether the blocking lane holds anything (volatile loads). */
+    boolean blockingLaneQueued() {
+        return !blocking.isEmpty();
+    }
+
+    @Override
+    public void searching(int i, boolean on) {
+        defaults.searching(i, on);
+    }
+
+    @Override
+    public long drainOne() {
+        long e = blocking.tryPop();
+        return e != QueueEntry.EMPTY ? e : defaults.drainOne();
+    }
+
+    @Override
+    public void close() {
+        defaults.close();
+    }
+}

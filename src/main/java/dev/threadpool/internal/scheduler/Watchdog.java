@@ -1,0 +1,280 @@
+package dev.threadpool.internal.scheduler;
+
+import dev.threadpool.PoolConfig;
+import dev.threadpool.internal.memory.CacheLine;
+import dev.threadpool.internal.memory.Mem;
+import dev.threadpool.internal.memory.PoolMemory;
+import dev.threadpool.internal.stats.PoolCounters;
+import java.lang.foreign.MemorySegment;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * LANE_EXTENSION's watchdog (slice L4): a pool-owned daemon thread that notices default-lane tasks running
+ * longer than {@code blockingPromotionTimeout} and adds overflow workers so the rest of the default lane keeps
+ * moving.
+ *
+ * <h2>What it sees: one run word per watched worker</h2>
+ * A watched worker (a default-lane worker, base or overflow) writes its own run word when a task starts and
+ * restores it when the task ends; nobody else writes it:
+ * <pre>
+ *   idle:     0
+ *   running:  (micros since the pool's epoch + 1) &lt;&lt; 16 | (task sequence &amp; 0xFFFF)   (never 0)
+ * </pre>
+ * One word, so the watchdog never sees a torn start/sequence pair. The worker stores it with release and the
+ * watchdog loads it with acquire (the word carries no other data; release/acquire only keeps the watchdog's
+ * view of a worker's starts in the worker's order). Since start time and sequence are both in it, two tasks
+ * have equal words only if they started in the same microsecond with sequence numbers 65536 apart: a word
+ * the watchdog has counted once is the same task while it stays unchanged. A task run nested inside another
+ * (a worker helping while it awaits) saves the outer word and restores it when it ends, so the outer task
+ * keeps its start time. The other variants never touch the words: {@link WorkerThread#watched} is false.
+ *
+ * <h2>Each tick (every {@code watchdogInterval}, a timed park)</h2>
+ * <pre>
+ *   for each watched slot: running for >= blockingPromotionTimeout?  -> stalled++;
+ *                          first time this word is seen stalled?      -> stallsSeen++, fresh++
+ *   live = overflow slots in use
+ *   want = max(fresh, default lane non-empty ? stalled - live : 0)
+ *   spawn min(want, maxOverflowWorkers - live) overflow workers
+ * </pre>
+ * One overflow worker per newly stalled task; the second term respawns one when a stall outlasts an overflow
+ * worker that retired (and work is waiting behind it).
+ *
+ * <h2>Overflow workers</h2>
+ * Slot {@code s} in {@code [0, maxOverflowWorkers)} is worker index {@code maxThreads + s}, sized into every
+ * per-worker structure by {@link PoolCore#workerSlots()}. The watchdog claims a free slot bit in
+ * OVERFLOW_MASK, joins the slot's previous (exited) thread, registers the new thread with the ParkingLot and
+ * starts it. An overflow worker is a default-lane worker (it also helps the blocking lane under
+ * {@code cpuHelpsBlocking}); when it has found nothing for {@code 2 * watchdogInterval} it retires: see
+ * {@code PoolCore.overflowIdle} for why retiring loses no entry. On exit (retired, or stopped by shutdown) it
+ * counts itself in {@code overflowRetired} and then frees its slot bit, so {@code overflowLive =
+ * overflowSpawned - overflowRetired} is exact once the exit completes. Its local queue and LIFO slot are empty
+ * when it exits: only the owner pushes into them, and it retires only after finding them empty.
+ *
+ * <h2>Shutdown</h2>
+ * {@link #stop} runs once every accepted task has ended (overflow workers help drain until then); it joins
+ * the watchdog thread, after which the overflow thread array no longer changes, and {@link #joinOverflow}
+ * joins every overflow thread, live or retired.
+ *
+ * <pre>
+ *   layout: OVERFLOW_MASK (long) @0, PAD; run word of worker w (long) @PAD + w * PAD
+ * </pre>
+ */
+final class Watchdog {
+    static final long OVERFLOW_MASK_OFFSET = 0;
+    static final long RUN_WORDS_OFFSET = CacheLine.PAD;
+    static final long RUN_WORD_STRIDE = CacheLine.PAD;
+    static final int SEQ_BITS = 16;
+    static final long SEQ_MASK = (1L << SEQ_BITS) - 1;
+
+    private final PoolCore core;
+    private final LaneScheduler lanes;
+    private final PoolCounters counters;
+    private final ParkingLot parking;
+    private final MemorySegment seg;
+    private final long epoch = System.nanoTime();
+    private final int firstWatched;
+    private final int base;
+    private final int slots;
+    private final int maxOverflow;
+    private final long intervalNanos;
+    private final long timeoutMicros;
+    private final long retireNanos;
+    private final String namePrefix;
+    private final boolean daemon;
+
+    /** Watchdog thread only: the run word last counted as a stall, per worker slot. */
+    private final long[] counted;
+    /**
+     * The latest thread of each overflow slot. Written only by the watchdog thread; read by the shutdown
+     * thread after joining the watchdog (join: happens-before).
+     */
+    private final WorkerThread[] overflow;
+    private final Thread thread;
+    private volatile boolean stop;
+
+    Watchdog(PoolCore core, PoolConfig config, PoolMemory memory, LaneScheduler lanes, PoolCounters counters,
+            ParkingLot parking) {
+        this.core = core;
+        this.lanes = lanes;
+        this.counters = counters;
+        this.parking = parking;
+        this.firstWatched = config.blockingWorkers();
+        this.base = config.maxThreads();
+        this.slots = PoolCore.workerSlots(config);
+        this.maxOverflow = config.maxOverflowWorkers();
+        this.intervalNanos = config.watchdogInterval().toNanos();
+        long timeoutNanos = config.blockingPromotionTimeout().toNanos();
+        this.timeoutMicros = Math.max(1, (timeoutNanos + 999) / 1000); // rounded up to the word's resolution
+        this.retireNanos = 2 * intervalNanos;
+        this.namePrefix = config.threadNamePrefix();
+        this.daemon = config.daemon();
+        this.seg = memory.allocate("watchdog run words", RUN_WORDS_OFFSET + slots * RUN_WORD_STRIDE);
+        this.counted = new long[slots];
+        this.overflow = new WorkerThread[maxOverflow];
+        this.thread = new Thread(this::run, namePrefix + "watchdog");
+        thread.setDaemon(true); // it never runs user code; it must not keep a JVM alive on its own
+    }
+
+    void start() {
+        thread.start();
+    }
+
+    long retireNanos() {
+        return retireNanos;
+    }
+
+    // =====================================================================================================
+    // Worker side (hot path of watched workers only)
+    // =====================================================================================================
+
+    /** A watched worker starts a task; returns the word to restore when it ends (0, or an outer task's). */
+    long taskStarted(WorkerThread self) {
+        final long off = RUN_WORDS_OFFSET + self.index * RUN_WORD_STRIDE;
+        long outer = Mem.getLongPlain(seg, off); // own word: only this worker writes it
+        long micros = (System.nanoTime() - epoch) / 1000 + 1;
+        long word = micros << SEQ_BITS | (++self.runSeq & SEQ_MASK);
+        // release: pairs with the watchdog's acquire load in tick()
+        Mem.setLongRelease(seg, off, word);
+        return outer;
+    }
+
+    /** The task started by the matching {@link #taskStarted} ended. */
+    void taskEnded(WorkerThread self, long outer) {
+        // release: pairs with the watchdog's acquire load in tick()
+        Mem.setLongRelease(seg, RUN_WORDS_OFFSET + self.index * RUN_WORD_STRIDE, outer);
+    }
+
+    /** An overflow worker leaves (retired or stopped): count it, then free its slot. */
+    void overflowExited(WorkerThread self) {
+        counters.addOverflowRetired(1); // before the slot is free: spawned - retired never undercounts a live one
+        // getAndAnd (seq_cst, so also a release): pairs with spawn()'s volatile load of the mask; everything this
+        // worker wrote (its counters, its queues) happens-before a new worker in the slot.
+        Mem.getAndAndLong(seg, OVERFLOW_MASK_OFFSET, ~(1L << (self.index - base)));
+    }
+
+    // =====================================================================================================
+    // Watchdog thread
+    // =====================================================================================================
+
+    private void run() {
+        while (!stop) {
+            LockSupport.parkNanos(this, intervalNanos); // a timed park per tick: no busy loop
+            if (stop) {
+                return;
+            }
+            tick();
+        }
+    }
+
+    private void tick() {
+        final long nowMicros = (System.nanoTime() - epoch) / 1000 + 1;
+        int stalled = 0;
+        int fresh = 0;
+        for (int w = firstWatched; w < slots; w++) {
+            // acquire: pairs with the worker's release stores in taskStarted / taskEnded
+            long word = Mem.getLongAcquire(seg, RUN_WORDS_OFFSET + w * RUN_WORD_STRIDE);
+            if (word == 0 || nowMicros - (word >>> SEQ_BITS) < timeoutMicros) {
+                continue;
+            }
+            stalled++;
+            if (word != counted[w]) {
+                counted[w] = word; // once per task
+                counters.addStallsSeen(1);
+                fresh++;
+            }
+        }
+        if (stalled == 0 || maxOverflow == 0) {
+            return;
+        }
+        int live = Long.bitCount(overflowMask());
+        int want = Math.max(fresh, lanes.defaultLaneQueued() ? stalled - live : 0);
+        for (int k = Math.min(want, maxOverflow - live); k > 0; k--) {
+            if (!spawn()) {
+                return;
+            }
+        }
+    }
+
+    private long overflowMask() {
+        // volatile load: pairs with overflowExited's getAndAnd
+        return Mem.getLongVolatile(seg, OVERFLOW_MASK_OFFSET);
+    }
+
+    /** Starts an overflow worker in a free slot; false when none is free or the thread could not start. */
+    private boolean spawn() {
+        long free = ~overflowMask() & ((1L << maxOverflow) - 1);
+        if (free == 0) {
+            return false;
+        }
+        int s = Long.numberOfTrailingZeros(free);
+        WorkerThread old = overflow[s];
+        if (old != null) {
+            joinQuietly(old); // it freed the slot as its last act; it is ending, so this is short
+        }
+        // getAndOr (seq_cst): the slot is ours until that worker's overflowExited clears it again
+        Mem.getAndOrLong(seg, OVERFLOW_MASK_OFFSET, 1L << s);
+        int index = base + s;
+        WorkerThread t = new WorkerThread(core, index, namePrefix + "overflow-" + index, daemon, true, true);
+        overflow[s] = t;
+        parking.registerLate(index, t);
+        counters.addOverflowSpawned(1); // before start: the worker may retire (and count it) at once
+        try {
+            t.start();
+        } catch (Throwable e) { // OutOfMemoryError "unable to create native thread", and the like
+            overflow[s] = old;
+            counters.addOverflowRetired(1); // spawned and retired at once: overflowLive stays exact
+            Mem.getAndAndLong(seg, OVERFLOW_MASK_OFFSET, ~(1L << s));
+            return false;
+        }
+        return true;
+    }
+
+    private static void joinQuietly(Thread t) {
+        boolean interrupted = false;
+        for (;;) {
+            try {
+                t.join();
+                break;
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    // =====================================================================================================
+    // Shutdown
+    // =====================================================================================================
+
+    /** Stops the watchdog thread and joins it; false if it did not end before {@code deadline}. */
+    boolean stop(long deadline) throws InterruptedException {
+        stop = true; // volatile: read by run() after every park
+        LockSupport.unpark(thread);
+        return join(thread, deadline);
+    }
+
+    /** Joins every overflow thread, live or retired; only after {@link #stop} returned true. */
+    boolean joinOverflow(long deadline) throws InterruptedException {
+        for (WorkerThread t : overflow) {
+            if (t != null && !join(t, deadline)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static boolean join(Thread t, long deadline) throws InterruptedException {
+        if (deadline == Long.MAX_VALUE) {
+            t.join();
+            return true;
+        }
+        long remaining = deadline - System.nanoTime();
+        if (remaining <= 0) {
+            return !t.isAlive();
+        }
+        t.join(Math.max(1, remaining / 1_000_000L));
+        return !t.isAlive();
+    }
+}
