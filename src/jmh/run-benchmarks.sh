@@ -47,12 +47,12 @@ while [[ $# -gt 0 ]]; do
 done
 
 # ---- protocol --------------------------------------------------------------------------------------------
-# Full: 2 forks x (3 x 1 s warm-up + 5 x 1 s measurement); see docs/BENCHMARKS.md for the time budget.
+# Full: 2 forks x (2 x 1 s warm-up + 5 x 1 s measurement); see docs/BENCHMARKS.md for the time budget.
 if [[ $quick == 1 ]]; then
     protocol=(-f 1 -wi 1 -w 1s -i 1 -r 1s)
     mode=quick
 else
-    protocol=(-f 2 -wi 3 -w 1s -i 5 -r 1s)
+    protocol=(-f 2 -wi 2 -w 1s -i 5 -r 1s)
     mode=full
 fi
 if [[ -z "$charts_out" ]]; then
@@ -118,6 +118,7 @@ if [[ -n "$only" ]]; then IFS=, read -r -a classes <<< "$only"; else classes=("$
 export BENCH_LATENCY_OUT="$ROOT/target/jmh/latency.csv"
 ran=()
 skipped=()
+failed=()
 start_all=$(date +%s)
 for c in "${classes[@]}"; do
     if [[ ! -f "target/test-classes/dev/threadpool/jmh/$c.class" ]]; then
@@ -139,13 +140,21 @@ for c in "${classes[@]}"; do
          "${protocol[@]}" -prof gc -rf json -rff "$json" "${filters[@]}" "${extra[@]}")
     echo "== $c ($mode): ${cmd[*]:4}"
     t0=$(date +%s)
-    "${cmd[@]}" 2>&1 | tee "target/jmh/$c.log"
-    echo "== $c took $(( $(date +%s) - t0 )) s"
-    ran+=("$c")
+    # JMH holds /tmp/jmh.lock while it runs: a second JMH on the machine (another engineer's) makes this one
+    # exit at once. That class then counts as failed; the others still run.
+    if "${cmd[@]}" 2>&1 | tee "target/jmh/$c.log"; then
+        echo "== $c took $(( $(date +%s) - t0 )) s"
+        ran+=("$c")
+    else
+        echo "== $c FAILED after $(( $(date +%s) - t0 )) s (log: target/jmh/$c.log)"
+        failed+=("$c")
+    fi
 done
-echo "== suite ($mode) took $(( $(date +%s) - start_all )) s; ran: ${ran[*]:-none}; skipped: ${skipped[*]:-none}"
+echo "== suite ($mode) took $(( $(date +%s) - start_all )) s; ran: ${ran[*]:-none};" \
+     "skipped: ${skipped[*]:-none}; failed: ${failed[*]:-none}"
 
 if [[ $charts == 1 && ${#ran[@]} -gt 0 ]]; then
     echo "== charts -> $charts_out"
     python3 src/jmh/bench_charts.py --in target/jmh --out "$charts_out" --mode "$mode"
 fi
+[[ ${#failed[@]} -eq 0 ]]
