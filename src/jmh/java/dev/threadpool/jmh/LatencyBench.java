@@ -70,9 +70,9 @@ import org.openjdk.jmh.runner.IterationType;
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
-@Warmup(iterations = 3, time = 1)
+@Warmup(iterations = 2, time = 1)
 @Measurement(iterations = 5, time = 1)
-@Fork(value = 1, jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED", "-Xms1g", "-Xmx1g"})
+@Fork(value = 2, jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED", "-Xms1g", "-Xmx1g"})
 public class LatencyBench {
     /** Long enough for a PARK worker (spins about a microsecond) and the JDK pools' workers to park. */
     static final long IDLE_PAUSE_NANOS = 100_000;
