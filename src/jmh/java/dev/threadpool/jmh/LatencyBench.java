@@ -1,0 +1,236 @@
+package dev.threadpool.jmh;
+
+import com.lmax.disruptor.BlockingWaitStrategy;
+import com.lmax.disruptor.BusySpinWaitStrategy;
+import com.lmax.disruptor.EventHandler;
+import com.lmax.disruptor.RingBuffer;
+import com.lmax.disruptor.WaitStrategy;
+import com.lmax.disruptor.dsl.Disruptor;
+import com.lmax.disruptor.dsl.ProducerType;
+import dev.threadpool.ThreadPool;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.Locale;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+import org.HdrHistogram.Histogram;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+import org.openjdk.jmh.infra.BenchmarkParams;
+import org.openjdk.jmh.infra.Blackhole;
+import org.openjdk.jmh.infra.IterationParams;
+import org.openjdk.jmh.runner.IterationType;
+
+/**
+ * Submit-to-start latency of one probe task, recorded per probe into an HdrHistogram: from
+ * {@code System.nanoTime()} just before the submit call on the JMH thread to the first instruction of the task
+ * on a worker. One probe is in flight at a time; the JMH thread spins (yielding after a while) until the probe
+ * has started, then records the difference.
+ *
+ * <ul>
+ *   <li>{@code wake_latency}: an <em>idle</em> pool. After each probe the JMH thread pauses
+ *       {@link #IDLE_PAUSE_NANOS} so the workers go back to their idle strategy (park, or spin for
+ *       {@code _SPIN}), and the probe measures waking one.</li>
+ *   <li>{@code submit_latency}: a <em>loaded</em> pool. Each probe is submitted right behind {@code threads}
+ *       load tasks of about a microsecond of CPU each, so it reaches workers that are awake and busy: the
+ *       hand-off through the queue plus a little queueing, not the wake. The next probe waits until the load
+ *       has drained, so the queue depth stays bounded.</li>
+ * </ul>
+ *
+ * <p>Pools: ours with {@code PARK} and {@code BUSY_SPIN} ({@code _SPIN}) idle strategies, the JDK pools, and
+ * the LMAX Disruptor as the low-latency reference: one ring of 1024 slots and one consumer thread running each
+ * event's task, with {@code BusySpinWaitStrategy} ({@code DISRUPTOR_BUSY}) or {@code BlockingWaitStrategy}
+ * ({@code DISRUPTOR_BLOCKING}). The Disruptor has one consumer whatever {@code threads} says: it is the floor of
+ * a hand-off, not a pool.
+ *
+ * <p><b>Where the percentiles go.</b> JMH's primary score is the mean time per probe round trip (including the
+ * pause in {@code wake_latency}), which is not the latency asked for. The HdrHistogram of the measurement
+ * iterations (warm-up iterations are discarded) is written at the end of each fork as one CSV row, appended to
+ * the file named by the environment variable {@code BENCH_LATENCY_OUT} (default
+ * {@code target/jmh/latency.csv}), and printed to the JMH log. Columns: {@code benchmark, pool, threads, count,
+ * p50_ns, p90_ns, p99_ns, p999_ns, max_ns, mean_ns}. The chart script reads that file.
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.MICROSECONDS)
+@Warmup(iterations = 2, time = 1)
+@Measurement(iterations = 5, time = 1)
+@Fork(value = 2, jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED", "-Xms1g", "-Xmx1g"})
+public class LatencyBench {
+    /** Long enough for a PARK worker (spins about a microsecond) and the JDK pools' workers to park. */
+    static final long IDLE_PAUSE_NANOS = 100_000;
+    /** Blackhole.consumeCPU tokens of one load task: about a microsecond. */
+    static final long LOAD_TOKENS = 500;
+    /** A probe that has not started after this long was lost: fail rather than hang. */
+    static final long PROBE_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(10);
+    static final int SPINS_BEFORE_YIELD = 1 << 12;
+    static final int DISRUPTOR_RING = 1024;
+    static final String OUT_ENV = "BENCH_LATENCY_OUT";
+    static final String CSV_HEADER = "benchmark,pool,threads,count,p50_ns,p90_ns,p99_ns,p999_ns,max_ns,mean_ns";
+
+    @Param({"GLOBAL_QUEUE", "WORK_STEALING", "LANE_EXTENSION",
+            "GLOBAL_QUEUE_SPIN", "WORK_STEALING_SPIN", "LANE_EXTENSION_SPIN",
+            "FJP", "TPE_LBQ", "TPE_ABQ", "DISRUPTOR_BUSY", "DISRUPTOR_BLOCKING"})
+    public String pool;
+
+    @Param({"0"})
+    public int threads;
+
+    private int workers;
+    private ThreadPool ours;
+    private ExecutorService jdk;
+    private Disruptor<Slot> disruptor;
+    private RingBuffer<Slot> ring;
+
+    /** Start time written by the probe; 0 while it has not started. */
+    private volatile long probeStart;
+    private final AtomicInteger loadLeft = new AtomicInteger();
+    private final Runnable probe = () -> probeStart = System.nanoTime(); // volatile write; read by awaitProbe
+    private final Runnable load = () -> {
+        Blackhole.consumeCPU(LOAD_TOKENS);
+        loadLeft.decrementAndGet();
+    };
+    private final Histogram histogram = new Histogram(TimeUnit.SECONDS.toNanos(10), 3);
+
+    /** A Disruptor slot carries the task to run; the consumer runs it in place. */
+    static final class Slot {
+        Runnable task;
+    }
+
+    @Setup(Level.Trial)
+    public void setUp() {
+        workers = Pools.threads(threads);
+        if (pool.startsWith("DISRUPTOR_")) {
+            WaitStrategy wait = switch (pool) {
+                case "DISRUPTOR_BUSY" -> new BusySpinWaitStrategy();
+                case "DISRUPTOR_BLOCKING" -> new BlockingWaitStrategy();
+                default -> throw new IllegalArgumentException("pool=" + pool + " is not a Disruptor this benchmark knows");
+            };
+            disruptor = new Disruptor<>(Slot::new, DISRUPTOR_RING, r -> {
+                Thread t = new Thread(r, "bench-disruptor");
+                t.setDaemon(true);
+                return t;
+            }, ProducerType.SINGLE, wait);
+            EventHandler<Slot> handler = (slot, sequence, endOfBatch) -> slot.task.run();
+            disruptor.handleEventsWith(handler);
+            ring = disruptor.start();
+            return;
+        }
+        ours = Pools.ours(pool, workers, Pools.FLOOD_QUEUE);
+        jdk = ours == null ? Pools.jdk(pool, workers, Pools.FLOOD_QUEUE) : null;
+        if (ours == null && jdk == null) {
+            throw new IllegalArgumentException("pool=" + pool + " is not a pool this benchmark knows");
+        }
+    }
+
+    @TearDown(Level.Iteration)
+    public void dropWarmup(IterationParams iteration) {
+        if (iteration.getType() == IterationType.WARMUP) {
+            histogram.reset();
+        }
+    }
+
+    @TearDown(Level.Trial)
+    public void tearDown(BenchmarkParams params) throws InterruptedException {
+        writeRow(params.getBenchmark());
+        if (disruptor != null) {
+            disruptor.halt();
+        }
+        Pools.close(ours, jdk);
+    }
+
+    @Benchmark
+    public void wake_latency() {
+        probeOnce();
+        LockSupport.parkNanos(IDLE_PAUSE_NANOS); // pacing, not synchronisation: let the workers go idle
+    }
+
+    @Benchmark
+    public void submit_latency() {
+        loadLeft.set(workers); // volatile write before the load is handed over
+        for (int i = 0; i < workers; i++) {
+            submit(load);
+        }
+        probeOnce();
+        int spins = 0;
+        while (loadLeft.get() != 0) {
+            spins = backOff(spins);
+        }
+    }
+
+    private void probeOnce() {
+        probeStart = 0;
+        long t0 = System.nanoTime();
+        submit(probe);
+        long start;
+        int spins = 0;
+        while ((start = probeStart) == 0) {
+            spins = backOff(spins);
+            if ((spins & 0xFFFF) == 0 && System.nanoTime() - t0 > PROBE_TIMEOUT_NANOS) {
+                throw new IllegalStateException("probe did not start within 10 s on " + pool);
+            }
+        }
+        histogram.recordValue(Math.min(Math.max(start - t0, 0), histogram.getHighestTrackableValue()));
+    }
+
+    private static int backOff(int spins) {
+        if (spins < SPINS_BEFORE_YIELD) {
+            Thread.onSpinWait();
+        } else {
+            Thread.yield(); // 2 cores: let the worker we are waiting for run
+        }
+        return spins + 1;
+    }
+
+    private void submit(Runnable task) {
+        if (ours != null) {
+            ours.submit(task);
+        } else if (jdk != null) {
+            jdk.execute(task);
+        } else {
+            long seq = ring.next();
+            ring.get(seq).task = task;
+            ring.publish(seq); // release: the consumer reads the slot after seeing the sequence
+        }
+    }
+
+    private void writeRow(String benchmark) {
+        String method = benchmark.substring(benchmark.lastIndexOf('.') + 1);
+        Histogram h = histogram;
+        String row = String.format(Locale.ROOT, "%s,%s,%d,%d,%d,%d,%d,%d,%d,%.1f", method, pool, workers,
+                h.getTotalCount(), h.getValueAtPercentile(50), h.getValueAtPercentile(90),
+                h.getValueAtPercentile(99), h.getValueAtPercentile(99.9), h.getMaxValue(), h.getMean());
+        System.out.println();
+        System.out.println("HdrHistogram (" + CSV_HEADER + "): " + row);
+        String out = System.getenv(OUT_ENV);
+        Path file = Path.of(out == null || out.isBlank() ? "target/jmh/latency.csv" : out);
+        try {
+            if (file.getParent() != null) {
+                Files.createDirectories(file.getParent());
+            }
+            boolean fresh = !Files.exists(file) || Files.size(file) == 0;
+            String text = (fresh ? CSV_HEADER + "\n" : "") + row + "\n";
+            Files.writeString(file, text, StandardCharsets.UTF_8, StandardOpenOption.CREATE,
+                    StandardOpenOption.APPEND);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write latency row to " + file, e);
+        }
+    }
+}
