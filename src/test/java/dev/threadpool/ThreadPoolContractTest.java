@@ -78,6 +78,47 @@ class ThreadPoolContractTest {
 
     // ---- exactly once ----------------------------------------------------------------------------------
 
+    /**
+     * submitBatch from tasks that run inline or while their submitter helps (a full pool): each nested call
+     * must use its own chunk buffer, never the pending entries of the outer call on the same thread.
+     */
+    @ParameterizedTest
+    @MethodSource("variants")
+    void nestedBatchSubmitsThroughAFullPoolLoseNothing(PoolVariant v) throws Exception {
+        int outer = 300;
+        int inner = 20;
+        AtomicIntegerArray runs = new AtomicIntegerArray(outer * (inner + 1));
+        try (ThreadPool pool = pool(v)) {
+            Runnable[] batch = new Runnable[outer];
+            for (int o = 0; o < outer; o++) {
+                int base = o * (inner + 1);
+                batch[o] = () -> {
+                    runs.incrementAndGet(base);
+                    Runnable[] leaves = new Runnable[inner];
+                    for (int k = 0; k < inner; k++) {
+                        int id = base + 1 + k;
+                        leaves[k] = () -> runs.incrementAndGet(id);
+                    }
+                    assertEquals(inner, pool.submitBatch(leaves, 0, inner));
+                };
+            }
+            assertEquals(outer, pool.submitBatch(batch, 0, outer));
+            eventually("every outer and inner task ran", () -> {
+                for (int i = 0; i < runs.length(); i++) {
+                    if (runs.get(i) == 0) {
+                        return false;
+                    }
+                }
+                return true;
+            });
+            awaitQuiescent(pool);
+            assertAccounting(pool.statsSnapshot());
+        }
+        for (int i = 0; i < runs.length(); i++) {
+            assertEquals(1, runs.get(i), "task " + i + " ran exactly once");
+        }
+    }
+
     @ParameterizedTest
     @MethodSource("variants")
     void everySubmittedTaskRunsExactlyOnce(PoolVariant v) throws Exception {

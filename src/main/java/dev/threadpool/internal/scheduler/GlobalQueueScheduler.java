@@ -1,19 +1,32 @@
 package dev.threadpool.internal.scheduler;
 
+import dev.threadpool.PoolConfig;
+import dev.threadpool.internal.memory.PoolMemory;
 import dev.threadpool.internal.queue.BoundedRing;
+import dev.threadpool.internal.queue.QueueEntry;
 
 /**
  * GLOBAL_QUEUE topology: one MPMC {@link BoundedRing} that every submitter pushes to and every worker pops
- * from; one {@link ParkingLot#wakeOne()} per published entry. Exactly the behaviour PoolCore had before the
- * topology was factored out.
+ * from, with the {@link WakeCoalescer} rule of WORK_STEALING for waking parked workers.
+ *
+ * <h2>Wakes</h2>
+ * A submit wakes a parked worker only when nobody is searching (spinning in {@code PoolCore.idle} before it
+ * announces), or every {@code wakeCoalesceBatch}-th submit while somebody is; the proof that no entry is left
+ * with every worker parked is WakeCoalescer's (the ring push is a seq_cst CAS, the park re-check reads head and
+ * tail with seq_cst loads). A worker that pops an entry and sees the ring still non-empty wakes one more parked
+ * worker (the chained wake), so a burst coalesced into one wake still reaches every idle worker even when every
+ * task blocks. Before this, every submit into a pool with a parked worker paid an unpark: a flood from one
+ * thread spent about a fifth of its running time in {@code Unsafe.unpark} (docs/PERFORMANCE_TRACKING.md).
  */
 final class GlobalQueueScheduler implements Scheduler {
     private final BoundedRing inject;
     private final ParkingLot parking;
+    private final WakeCoalescer wake;
 
-    GlobalQueueScheduler(BoundedRing inject, ParkingLot parking) {
+    GlobalQueueScheduler(PoolMemory memory, PoolConfig config, BoundedRing inject, ParkingLot parking) {
         this.inject = inject;
         this.parking = parking;
+        this.wake = new WakeCoalescer(memory, parking, config.wakeCoalesceBatch());
     }
 
     @Override
@@ -28,14 +41,20 @@ final class GlobalQueueScheduler implements Scheduler {
 
     @Override
     public void signalWork(int n) {
-        for (int k = 0; k < n && parking.wakeOne() >= 0; k++) {
-            // wake at most one worker per entry, stopping as soon as nobody is idle
-        }
+        // The ring push (tryPush / pushMany) was a seq_cst CAS: no fence needed before the rule's idle-mask load.
+        // One rule application per call; for a batch the chained wakes in next() spread it to more workers.
+        wake.signalWork();
     }
 
     @Override
     public long next(WorkerThread self) {
-        return inject.tryPop();
+        long e = inject.tryPop(); // seq_cst CAS on head
+        if (e != QueueEntry.EMPTY && parking.idleMask() != 0 && !inject.isEmpty()) {
+            // Chained wake: we run one entry and more are queued while a worker sleeps. Volatile loads after our
+            // CAS; a worker that announces after the idle-mask load re-checks the ring itself (ParkingLot).
+            wake.wakeOneIfIdle();
+        }
+        return e;
     }
 
     @Override
@@ -45,7 +64,11 @@ final class GlobalQueueScheduler implements Scheduler {
 
     @Override
     public void searching(int i, boolean on) {
-        // no coalescing: every submit wakes
+        if (on) {
+            wake.beginSearch();
+        } else {
+            wake.endSearch();
+        }
     }
 
     @Override
