@@ -1,6 +1,7 @@
 package dev.threadpool.internal.scheduler;
 
 import dev.threadpool.PoolConfig;
+import dev.threadpool.internal.jfr.PoolEvents;
 import dev.threadpool.internal.memory.CacheLine;
 import dev.threadpool.internal.memory.Mem;
 import dev.threadpool.internal.memory.PoolMemory;
@@ -147,6 +148,7 @@ final class Watchdog {
     /** An overflow worker leaves (retired or stopped): count it, then free its slot. */
     void overflowExited(WorkerThread self) {
         counters.addOverflowRetired(1); // before the slot is free: spawned - retired never undercounts a live one
+        PoolEvents.overflowRetired(namePrefix, self.index); // JFR; nothing happens while no recording asks
         // getAndAnd (seq_cst, so also a release): pairs with spawn()'s volatile load of the mask; everything this
         // worker wrote (its counters, its queues) happens-before a new worker in the slot.
         Mem.getAndAndLong(seg, OVERFLOW_MASK_OFFSET, ~(1L << (self.index - base)));
@@ -180,6 +182,7 @@ final class Watchdog {
             if (word != counted[w]) {
                 counted[w] = word; // once per task
                 counters.addStallsSeen(1);
+                PoolEvents.stall(namePrefix, w, (nowMicros - (word >>> SEQ_BITS)) * 1000L); // JFR TaskStall
                 fresh++;
             }
         }
@@ -226,6 +229,7 @@ final class Watchdog {
             Mem.getAndAndLong(seg, OVERFLOW_MASK_OFFSET, ~(1L << s));
             return false;
         }
+        PoolEvents.overflowSpawned(namePrefix, index); // JFR OverflowWorker SPAWNED
         return true;
     }
 

@@ -87,6 +87,53 @@ class PoolEventsTest {
         assertEquals(List.of("SPAWNED@7", "RETIRED@7"), overflow);
     }
 
+    /** A real LANE_EXTENSION watchdog: a stalled default-lane task yields TaskStall, then SPAWNED and RETIRED. */
+    @Test
+    void theWatchdogEmitsStallAndOverflowEvents() throws Exception {
+        ConcurrentLinkedQueue<RecordedEvent> seen = new ConcurrentLinkedQueue<>();
+        try (RecordingStream rs = stream(seen, "dev.threadpool.OverflowWorker")) {
+            startAndSync(rs, seen);
+            String name = "jfr-watchdog-";
+            ThreadPool pool = ThreadPool.create(PoolConfig.builder()
+                    .schedulerVariant(dev.threadpool.SchedulerVariant.LANE_EXTENSION).maxThreads(2)
+                    .blockingWorkers(1).maxOverflowWorkers(1).blockingPromotionTimeout(Duration.ofMillis(5))
+                    .watchdogInterval(Duration.ofMillis(2)).queueCapacity(64).daemon(true).threadNamePrefix(name)
+                    .build());
+            CountDownLatch release = new CountDownLatch(1);
+            try {
+                // Pin the blocking worker, then stall the only default worker: the watchdog must step in.
+                CountDownLatch blockingRunning = new CountDownLatch(1);
+                pool.submit(() -> { blockingRunning.countDown(); awaitQuietly(release); },
+                        dev.threadpool.SubmitOptions.BLOCKING);
+                assertTrue(blockingRunning.await(WAIT.toSeconds(), TimeUnit.SECONDS));
+                pool.submit(() -> awaitQuietly(release));
+                eventually("a TaskStall and an overflow SPAWNED event",
+                        () -> !of(seen, "dev.threadpool.TaskStall", name).isEmpty()
+                                && of(seen, "dev.threadpool.OverflowWorker", name).stream()
+                                        .anyMatch(e -> "SPAWNED".equals(e.getString("action"))));
+                RecordedEvent stall = of(seen, "dev.threadpool.TaskStall", name).get(0);
+                assertEquals(1, stall.getInt("worker"), "the default-lane worker stalled");
+                assertTrue(stall.getDuration("runningNanos").compareTo(Duration.ofMillis(5)) >= 0,
+                        "reported only past blockingPromotionTimeout: " + stall);
+            } finally {
+                release.countDown();
+            }
+            eventually("the idle overflow worker retires and says so",
+                    () -> of(seen, "dev.threadpool.OverflowWorker", name).stream()
+                            .anyMatch(e -> "RETIRED".equals(e.getString("action"))));
+            pool.close();
+            assertEquals(pool.statsSnapshot().overflowSpawned(), pool.statsSnapshot().overflowRetired());
+        }
+    }
+
+    private static void awaitQuietly(CountDownLatch l) {
+        try {
+            l.await(WAIT.toSeconds(), TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
     @Test
     void shutdownPhasesAreEmittedOnceEachInOrderWithCounts() throws Exception {
         ConcurrentLinkedQueue<RecordedEvent> seen = new ConcurrentLinkedQueue<>();
