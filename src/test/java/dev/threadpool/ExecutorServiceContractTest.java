@@ -42,7 +42,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * covering what the JSR-166 TCK checks for executors (AbstractExecutorServiceTest, ExecutorsTest,
  * ThreadPoolExecutorTest's lifecycle cases): submit/get, null arguments, invokeAll/invokeAny edge cases,
  * timeouts, cancellation, shutdown semantics, rejection after shutdown, awaitTermination. Every wait is bounded.
- * LANE_EXTENSION is in the list and is skipped while {@code ThreadPool.create} refuses it.
+ * Runs on GLOBAL_QUEUE, WORK_STEALING and LANE_EXTENSION.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class ExecutorServiceContractTest {
@@ -58,9 +58,10 @@ class ExecutorServiceContractTest {
         PoolConfig.Builder b = PoolConfig.builder().schedulerVariant(v).maxThreads(WORKERS).queueCapacity(64)
                 .daemon(true).threadNamePrefix("es-" + v + "-");
         if (v == SchedulerVariant.LANE_EXTENSION) {
-            // WORKERS default-lane workers plus one blocking-lane worker; no overflow workers and no stall
+            // WORKERS workers in all, one of them the blocking lane's (it helps the default lane when its own is
+            // empty, so WORKERS default-lane blockers occupy every worker); no overflow workers and no stall
             // promotion, so "occupy every worker" means what it says in the tests below
-            b.maxThreads(WORKERS + 1).blockingWorkers(1).maxOverflowWorkers(0)
+            b.maxThreads(WORKERS).blockingWorkers(1).maxOverflowWorkers(0)
                     .blockingPromotionTimeout(Duration.ofHours(1));
         }
         PoolConfig config = b.build();

@@ -47,7 +47,7 @@ class ObservabilityTest {
     // ---- queue depth ------------------------------------------------------------------------------------
 
     @ParameterizedTest
-    @MethodSource("variants")
+    @MethodSource("dev.threadpool.ThreadPoolContractTest#oneWorkerVariants") // LANE_EXTENSION: the test below
     void queueDepthCurrentAndPeakPerLane(PoolVariant v) throws Exception {
         try (ThreadPool pool = TestSupport.track(ThreadPool.create(ThreadPoolContractTest.config(v).maxThreads(1).build()))) {
             CountDownLatch running = new CountDownLatch(1);
@@ -72,6 +72,37 @@ class ObservabilityTest {
             assertEquals(0, q.queueDepth(), "drained: " + q);
             assertTrue(q.peakQueueDepth() >= 10, "the peak stays: " + q);
             assertAccounting(q);
+        }
+    }
+
+    /** LANE_EXTENSION: each lane's depth and peak, with both of its workers held. */
+    @Test
+    void laneExtensionReportsDepthPerLane() throws Exception {
+        try (ThreadPool pool = TestSupport.track(ThreadPool.create(PoolConfig.builder()
+                .schedulerVariant(SchedulerVariant.LANE_EXTENSION).maxThreads(2).blockingWorkers(1)
+                .maxOverflowWorkers(0).blockingPromotionTimeout(Duration.ofHours(1)).queueCapacity(64).daemon(true)
+                .build()))) {
+            CountDownLatch running = new CountDownLatch(2);
+            CountDownLatch release = new CountDownLatch(1);
+            pool.submit(() -> { running.countDown(); await(release); }, SubmitOptions.BLOCKING);
+            pool.submit(() -> { running.countDown(); await(release); });
+            await(running);
+            for (int i = 0; i < 7; i++) {
+                pool.submit(() -> { });
+            }
+            for (int i = 0; i < 3; i++) {
+                pool.submit(() -> { }, SubmitOptions.BLOCKING);
+            }
+            PoolStats s = pool.statsSnapshot();
+            assertAccounting(s);
+            assertEquals(7, s.lane(Lane.DEFAULT).depth(), "seven default-lane entries queued: " + s);
+            assertEquals(3, s.lane(Lane.BLOCKING).depth(), "three blocking-lane entries queued: " + s);
+            assertTrue(s.lane(Lane.BLOCKING).peakDepth() >= 3, "peak covers the depth: " + s);
+            assertEquals(10, s.queueDepth());
+            release.countDown();
+            PoolStats q = awaitQuiescent(pool);
+            assertEquals(0, q.lane(Lane.BLOCKING).depth(), "drained: " + q);
+            assertTrue(q.lane(Lane.BLOCKING).peakDepth() >= 3, "the peak stays: " + q);
         }
     }
 

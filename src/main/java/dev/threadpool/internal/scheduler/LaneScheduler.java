@@ -182,4 +182,15 @@ final class LaneScheduler implements Scheduler {
     public void close() {
         defaults.close();
     }
+
+    @Override
+    public long depth(dev.threadpool.Lane lane) {
+        // volatile loads of the blocking ring's head and tail, or the default lane's count (WORK_STEALING's)
+        return lane == dev.threadpool.Lane.BLOCKING ? blocking.size() : defaults.depth(lane);
+    }
+
+    @Override
+    public long localQueueLength(int w) {
+        return defaults.localQueueLength(w);
+    }
 }
