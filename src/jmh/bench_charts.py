@@ -56,6 +56,8 @@ def canonical_pool(value):
     for alias in ("FORK_JOIN", "FORKJOIN"):
         if up.startswith(alias):
             up = "FJP" + up[len(alias):]
+    if up.startswith("WS_"):  # FanoutBench's WS_RING / WS_CHASE_LEV: WORK_STEALING with that queue kind
+        up = "WORK_STEALING_" + up[len("WS_"):]
     for prefix in OURS + ("FJP", "TPE", "DISRUPTOR"):
         if up == prefix or up.startswith(prefix + "_"):
             return up
@@ -218,6 +220,8 @@ def ratio_table(results):
                 else:
                     cells.append("")
             alloc = f"{r.alloc:.2f}" if r.alloc is not None else ""
+            if alloc and not r.higher_is_better:
+                alloc += " per op"  # time-per-operation workloads: JMH normalises per invocation, not per task
             name = f"`{pool}`" if is_ours(pool) else pool
             lines.append(f"| {workload} | {name} | {fmt_score(r)} | " + " | ".join(cells) + f" | {alloc} |")
     return "\n".join(lines)
@@ -240,7 +244,7 @@ def target_table(results, latency):
                 if is_ours(pool):
                     row(f"{workload} >= {goal}x {peer}", pool, ratio(pools[pool], pools[peer]), goal)
     for (klass, w), pools in groups.items():
-        if w.startswith(FANOUT_PREFIX) and "FJP" in pools:
+        if (w.startswith(FANOUT_PREFIX) or klass == "FanoutBench") and "FJP" in pools:
             for pool in pool_order(pools):
                 if is_ours(pool):
                     row(f"{w} no slower than FJP", pool, ratio(pools[pool], pools["FJP"]), 1.0)

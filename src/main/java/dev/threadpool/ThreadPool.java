@@ -163,14 +163,8 @@ public final class ThreadPool implements AutoCloseable {
 
     /** As {@link #submitBatch(Runnable[], int, int)}, every task with the same options (the lane). */
     public int submitBatch(Runnable[] tasks, int from, int to, SubmitOptions options) {
-        Objects.requireNonNull(tasks, "tasks must not be null");
         int flags = flags(options);
-        Objects.checkFromToIndex(from, to, tasks.length);
-        for (int i = from; i < to; i++) {
-            if (tasks[i] == null) {
-                throw new NullPointerException("tasks[" + i + "] must not be null");
-            }
-        }
+        checkBatch(tasks, from, to);
         if (from == to) {
             return 0;
         }
@@ -363,13 +357,7 @@ public final class ThreadPool implements AutoCloseable {
     }
 
     int submitBatchFrom(int slot, Runnable[] tasks, int from, int to) {
-        Objects.requireNonNull(tasks, "tasks must not be null");
-        Objects.checkFromToIndex(from, to, tasks.length);
-        for (int i = from; i < to; i++) {
-            if (tasks[i] == null) {
-                throw new NullPointerException("tasks[" + i + "] must not be null");
-            }
-        }
+        checkBatch(tasks, from, to);
         if (from == to) {
             return 0;
         }
@@ -538,6 +526,17 @@ public final class ThreadPool implements AutoCloseable {
     }
 
     // ---- helpers ---------------------------------------------------------------------------------------
+
+    /** The array, the range within it and every task in the range, checked before anything is accepted. */
+    private static void checkBatch(Runnable[] tasks, int from, int to) {
+        Objects.requireNonNull(tasks, "tasks must not be null");
+        Objects.checkFromToIndex(from, to, tasks.length);
+        for (int i = from; i < to; i++) {
+            if (tasks[i] == null) {
+                throw new NullPointerException("tasks[" + i + "] must not be null");
+            }
+        }
+    }
 
     private static void requireTask(Runnable task) {
         if (task == null) {
