@@ -978,7 +978,7 @@ public final class PoolCore {
             table.setEndNanos(idx, endNanos);
             execHist.record(w, endNanos - startNanos);
         }
-        if (timestamps && --self.latencySampleCountdown <= 0) { // owner-only field; the slot is still ours
+        if (Timestamps.COMPILED && timestamps && --self.latencySampleCountdown <= 0) { // owner-only; slot still ours
             sampleLatency(self, idx);
         }
         tasks[idx] = null;
