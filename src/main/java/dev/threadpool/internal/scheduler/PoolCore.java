@@ -362,7 +362,7 @@ public final class PoolCore {
             }
             handedOver = true;
             enqueue(self, submitter, publish(idx, task, group, flags, false));
-            observeDepth();
+            observeDepth(flags);
             scheduler.signalWork(1, flags);
             return true;
         } finally {
@@ -454,7 +454,7 @@ public final class PoolCore {
                 }
                 pushed += n;
             }
-            observeDepth();
+            observeDepth(flags);
             scheduler.signalWork(got, flags); // GQ: at most one wake per accepted task, stopping when nobody is idle
             i += got;
             done += got;
@@ -481,7 +481,7 @@ public final class PoolCore {
         }
         long entry = publish(idx, task, null, flags, true);
         enqueue(self, submitter, entry);
-        observeDepth();
+        observeDepth(flags);
         scheduler.signalWork(1, flags);
         return entry;
     }
@@ -772,11 +772,17 @@ public final class PoolCore {
     }
 
     /**
-     * After a push: feeds the inject ring's occupancy to the peak gauge (two volatile loads and a compare; a
+     * After a push: feeds the occupancy of the ring it went to (the inject ring, or LANE_EXTENSION's blocking
+     * ring: the only variant with a watchdog) to that lane's peak gauge (two volatile loads and a compare; a
      * CAS only for a new peak). Snapshots feed the whole lane's depth, so the peak also covers local queues.
      */
-    private void observeDepth() {
-        depthGauge.observe(Lane.DEFAULT, inject.size());
+    private void observeDepth(int flags) {
+        if ((flags & DescriptorTable.FLAG_LANE_BLOCKING) != 0 && watchdog != null) {
+            // LANE_EXTENSION routed it to the blocking ring: that ring's occupancy, the same two volatile loads
+            depthGauge.observe(Lane.BLOCKING, scheduler.depth(Lane.BLOCKING));
+        } else {
+            depthGauge.observe(Lane.DEFAULT, inject.size());
+        }
     }
 
     /**
