@@ -27,18 +27,8 @@ public final class BlockingIoLane {
         int cpuTasks = Args.intArg(args, 1, "cpuTasks", 20_000);
         PoolConfig.Builder b = PoolConfig.builder().maxThreads(4).queueCapacity(1024).blockingWorkers(2)
                 .threadNamePrefix("lane-");
-        ThreadPool pool;
-        String variant;
-        try {
-            pool = ThreadPool.create(b.schedulerVariant(SchedulerVariant.LANE_EXTENSION).build());
-            variant = "LANE_EXTENSION (2 blocking-lane workers)";
-        } catch (UnsupportedOperationException notYet) {
-            System.out.println("BlockingIoLane: LANE_EXTENSION is not available in this build ("
-                    + notYet.getMessage() + ");");
-            System.out.println("  running on WORK_STEALING instead: BLOCKING tasks share the workers.");
-            pool = ThreadPool.create(b.schedulerVariant(SchedulerVariant.WORK_STEALING).build());
-            variant = "WORK_STEALING (fallback)";
-        }
+        ThreadPool pool = ThreadPool.create(b.schedulerVariant(SchedulerVariant.LANE_EXTENSION).build());
+        String variant = "LANE_EXTENSION (2 blocking-lane workers)";
         AtomicLong cpuDone = new AtomicLong();
         AtomicLong ioDone = new AtomicLong();
         long t0 = System.nanoTime();
