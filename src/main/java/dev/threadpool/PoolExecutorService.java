@@ -195,8 +195,9 @@ final class PoolExecutorService extends AbstractExecutorService {
     }
 
     /**
-     * The blocking half of the pool's shutdown, raced safely against {@link ThreadPool#close()} on another
-     * thread: once close has freed the arena, a counter read in our loop fails, and the pool is terminated.
+     * The blocking half of the pool's shutdown. {@link ThreadPool#close()} on another thread waits for every
+     * thread inside {@code PoolCore.shutdown} before it frees the arena, so our loop never reads freed memory;
+     * a call made after close returns at once. The catch covers a closed pool's clear "pool is closed" refusal.
      */
     private boolean completeShutdown(long nanos) throws InterruptedException {
         try {
