@@ -51,8 +51,9 @@ final class GlobalQueueScheduler implements Scheduler {
         long e = inject.tryPop(); // seq_cst CAS on head
         if (e != QueueEntry.EMPTY && parking.idleMask() != 0 && !inject.isEmpty()) {
             // Chained wake: we run one entry and more are queued while a worker sleeps. Volatile loads after our
-            // CAS; a worker that announces after the idle-mask load re-checks the ring itself (ParkingLot).
-            wake.wakeOneIfIdle();
+            // CAS; a worker that announces after the idle-mask load re-checks the ring itself (ParkingLot). The
+            // mask was just loaded, so wake directly (wakeOne's CAS on a bit decides who, -1 if none is left).
+            parking.wakeOne();
         }
         return e;
     }
