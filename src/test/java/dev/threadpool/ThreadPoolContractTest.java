@@ -549,30 +549,6 @@ class ThreadPoolContractTest {
         }
     }
 
-    @ParameterizedTest
-    @MethodSource("variants")
-    void everyWorkerOfAnIdlePoolParksTheLongSpinnerToo(PoolVariant v) throws Exception {
-        // PARK lets one worker at a time spin for a while before parking (PoolCore.LONG_SPIN_NANOS): the spin
-        // must end, the token must be given back, and a worker that spun must still park and be woken.
-        try (ThreadPool pool = ThreadPool.create(config(v).maxThreads(2).build())) {
-            for (int round = 0; round < 3; round++) {
-                // Whichever worker runs this round, parked or spinning when it starts, parks once more after
-                // it: so the total park count rises (unless a worker spins for ever, which is the bug).
-                long before = pool.statsSnapshot().parks();
-                WaitGroup wg = new WaitGroup();
-                for (int i = 0; i < 100; i++) {
-                    pool.submit(() -> { }, wg);
-                }
-                assertTrue(wg.await(WAIT));
-                final int r = round;
-                eventually("a worker parked after round " + r, () -> pool.statsSnapshot().parks() > before);
-                eventually("every worker has parked by round " + r, () -> pool.statsSnapshot().workers().stream()
-                        .limit(2).allMatch(w -> w.parks() > 0));
-            }
-            assertAccounting(pool.statsSnapshot());
-        }
-    }
-
     // ---- recursion and inline policy ----------------------------------------------------------------------
 
     @ParameterizedTest

@@ -37,8 +37,6 @@ import java.util.concurrent.locks.LockSupport;
 public final class ParkingLot {
     static final long IDLE_MASK_OFFSET = 0;
     static final long WAKE_HINT_OFFSET = 8;
-    /** Its own line: workers flip it on every idle entry, while submitters read IDLE_MASK on every submit. */
-    static final long SPINNER_OFFSET = CacheLine.PAD;
     private static final VarHandle THREADS = MethodHandles.arrayElementVarHandle(Thread[].class);
 
     private final MemorySegment seg;
@@ -48,7 +46,7 @@ public final class ParkingLot {
     private dev.threadpool.internal.stats.WorkerTimes wakeStamps;
 
     public ParkingLot(PoolMemory memory, int workers) {
-        this.seg = memory.allocate("idle mask", 2L * CacheLine.PAD);
+        this.seg = memory.allocate("idle mask", CacheLine.PAD);
         this.workers = workers;
         this.threads = new Thread[workers];
     }
@@ -75,23 +73,6 @@ public final class ParkingLot {
      */
     public void registerLate(int i, Thread t) {
         THREADS.setRelease(threads, i, t); // release: at least ordered after the thread object's construction
-    }
-
-    /**
-     * Claims the single long-spinner token: true when no other worker holds it. The holder may spin for a
-     * while before it parks (PoolCore.idle); everybody else parks after a short spin. A CAS on a line of its
-     * own. The pool uses it only to limit how many workers burn a CPU waiting: it carries no data.
-     */
-    public boolean tryClaimSpinner() {
-        return Mem.getLongOpaque(seg, SPINNER_OFFSET) == 0 && Mem.casLong(seg, SPINNER_OFFSET, 0, 1);
-    }
-
-    /**
-     * Gives the token back. Release store, pairing with the next claimer's CAS, so the token is a proper
-     * mutex (the holder's accesses come before the next holder's); the pool itself publishes nothing by it.
-     */
-    public void releaseSpinner() {
-        Mem.setLongRelease(seg, SPINNER_OFFSET, 0);
     }
 
     /** Step 1: announce that worker {@code i} is about to park. */

@@ -96,13 +96,6 @@ public final class PoolCore {
     /** Bounded spin of the default PARK strategy before a worker announces itself idle. */
     private static final int PARK_SPINS = 64;
     /**
-     * IdleStrategy.PARK: how long the one worker holding the spinner token (ParkingLot) spins before it parks.
-     * Longer than a park/unpark round trip, so a worker that runs dry in the middle of a flood usually finds
-     * the next task without parking; one worker at a time, so an idle pool burns at most one CPU for this
-     * long. docs/PERFORMANCE_TRACKING.md entry 5.
-     */
-    static final long LONG_SPIN_NANOS = 50_000L;
-    /**
      * Most tasks one worker runs inline, nested, when it keeps submitting into a full pool. Beyond it the
      * submit throws {@link PoolBusyException} instead of recursing: unbounded nesting would end in a
      * StackOverflowError that could strike inside the pool's own bookkeeping after a task returns.
@@ -826,22 +819,6 @@ public final class PoolCore {
                     Thread.onSpinWait();
                 }
             } while (System.nanoTime() - until < 0 && !stopWorkers);
-        } else if (parking.tryClaimSpinner()) {
-            // The long spinner: still counted as searching, so submitters coalesce their wakes meanwhile.
-            long until = System.nanoTime() + LONG_SPIN_NANOS;
-            try {
-                do {
-                    for (int k = 0; k < 64; k++) {
-                        if (scheduler.hasWork(i)) {
-                            scheduler.searching(i, false);
-                            return true;
-                        }
-                        Thread.onSpinWait();
-                    }
-                } while (System.nanoTime() - until < 0 && !stopWorkers);
-            } finally {
-                parking.releaseSpinner();
-            }
         } else {
             for (int k = 0; k < PARK_SPINS; k++) {
                 if (scheduler.hasWork(i)) {
