@@ -165,7 +165,12 @@ public final class PoolConfig {
         public Builder localQueueCapacity(int n) { this.localQueueCapacity = n; return this; }
         /** (WORK_STEALING / LANE_EXTENSION) Local queue kind. Default RING. */
         public Builder queueKind(QueueKind k) { this.queueKind = k; return this; }
-        /** (WORK_STEALING / LANE_EXTENSION) Submissions per wake scan, 1..4096. Default 32. */
+        /**
+         * While a worker is searching for work, a submit that finds a parked worker wakes it only every
+         * {@code n}-th time (the searcher is bound to see the entry; see {@code WakeCoalescer}), 1..4096.
+         * Default 32. Every variant (LANE_EXTENSION: the default lane; blocking-lane submits are never
+         * coalesced).
+         */
         public Builder wakeCoalesceBatch(int n) { this.wakeCoalesceBatch = n; return this; }
         /** (WORK_STEALING / LANE_EXTENSION) Entries taken from the inject ring at once, 1..1024. Default 32. */
         public Builder injectBatchSize(int n) { this.injectBatchSize = n; return this; }
