@@ -106,6 +106,17 @@ public final class PoolConfig {
     /** How long a parked worker keeps its scratch buffer before freeing it; {@link Duration#ZERO}: until purged. */
     public Duration scratchIdlePurge() { return scratchIdlePurge; }
 
+    /**
+     * How many worker indices a pool built from this configuration may ever use: {@code maxThreads}, plus
+     * {@code maxOverflowWorkers} in LANE_EXTENSION (the indices of the watchdog's overflow workers,
+     * {@code [maxThreads, workerSlots())}); the other variants have no overflow workers and ignore
+     * {@code maxOverflowWorkers}. At most {@link #MAX_THREADS} ({@link Builder#build()} checks the sum). Every
+     * per-worker structure of the pool is sized by it, and {@code ThreadPool.currentWorkerIndex()} is below it.
+     */
+    public int workerSlots() {
+        return schedulerVariant == SchedulerVariant.LANE_EXTENSION ? maxThreads + maxOverflowWorkers : maxThreads;
+    }
+
     @Override
     public String toString() {
         return "PoolConfig[variant=" + schedulerVariant + ", maxThreads=" + maxThreads + ", queueCapacity="

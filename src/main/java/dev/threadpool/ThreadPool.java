@@ -380,7 +380,7 @@ public final class ThreadPool implements AutoCloseable {
 
     /**
      * How many worker indices this pool may ever use (the bound of {@link #currentWorkerIndex()}):
-     * {@code maxThreads}, plus {@code maxOverflowWorkers} in LANE_EXTENSION.
+     * {@code maxThreads}, plus {@code maxOverflowWorkers} in LANE_EXTENSION ({@link PoolConfig#workerSlots()}).
      */
     public int workerSlots() {
         return core.workerSlots();

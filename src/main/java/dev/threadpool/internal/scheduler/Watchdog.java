@@ -42,7 +42,7 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <h2>Overflow workers</h2>
  * Slot {@code s} in {@code [0, maxOverflowWorkers)} is worker index {@code maxThreads + s}, sized into every
- * per-worker structure by {@link PoolCore#workerSlots()}. The watchdog claims a free slot bit in
+ * per-worker structure by {@link PoolConfig#workerSlots()}. The watchdog claims a free slot bit in
  * OVERFLOW_MASK, joins the slot's previous (exited) thread, registers the new thread with the ParkingLot and
  * starts it. An overflow worker is a default-lane worker (it also helps the blocking lane under
  * {@code cpuHelpsBlocking}); when it has found nothing for {@code 2 * watchdogInterval} it retires: see
@@ -136,7 +136,7 @@ final class Watchdog {
         this.parking = parking;
         this.firstWatched = config.blockingWorkers();
         this.base = config.maxThreads();
-        this.slots = PoolCore.workerSlots(config);
+        this.slots = config.workerSlots();
         this.maxOverflow = config.maxOverflowWorkers();
         this.intervalNanos = config.watchdogInterval().toNanos();
         long timeoutNanos = config.blockingPromotionTimeout().toNanos();
