@@ -160,6 +160,11 @@ final class Watchdog {
         return retireNanos;
     }
 
+    /** Microseconds since the pool's epoch, plus one, so a running word is never 0 (0 means idle). */
+    private long nowMicros() {
+        return (System.nanoTime() - epoch) / NANOS_PER_MICRO + 1;
+    }
+
     // =====================================================================================================
     // Worker side (hot path of watched workers only)
     // =====================================================================================================
@@ -193,11 +198,6 @@ final class Watchdog {
     // =====================================================================================================
     // Watchdog thread
     // =====================================================================================================
-
-    /** Microseconds since the pool's epoch, plus one, so a running word is never 0 (0 means idle). */
-    private long nowMicros() {
-        return (System.nanoTime() - epoch) / NANOS_PER_MICRO + 1;
-    }
 
     private void run() {
         while (!stop) {
