@@ -16,15 +16,13 @@
 # Environment: JMH_JAVA = the java binary (JDK 25+) to run with; by default the first JDK 25+ found in
 # $JAVA_HOME, on PATH or under /usr/lib/jvm.
 #
-# Variants that ThreadPool.create refuses in this build (LANE_EXTENSION until it is merged) are left out of
-# every benchmark parameter automatically; classes that do not exist in this build (FanoutBench, RangeBench
-# before they are merged) are skipped with a note.
+# A class named with --only that does not exist in this build is skipped with a note.
 set -euo pipefail
 
 cd "$(dirname "$0")/../.."
 ROOT=$(pwd)
 
-# Every workload class, in run order. Absent ones are skipped.
+# Every workload class, in run order.
 ALL_CLASSES=(PoolFloodBench BurstBench FanoutBench RangeBench LatencyBench)
 
 quick=0
@@ -40,7 +38,7 @@ while [[ $# -gt 0 ]]; do
         --charts-out) charts_out="$2"; shift ;;
         --only) only="$2"; shift ;;
         --) shift; extra=("$@"); break ;;
-        -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
         *) echo "unknown option: $1 (try --help)" >&2; exit 2 ;;
     esac
     shift
@@ -80,38 +78,6 @@ mvn -B -q -DskipTests validate test-compile dependency:build-classpath \
 CP="target/test-classes:target/classes:$(cat target/jmh/classpath.txt)"
 JVM_FLAGS=(--enable-native-access=ALL-UNNAMED)
 
-# Our variants this build accepts (line 1) and refuses (line 2).
-mapfile -t probe < <("$JAVA" "${JVM_FLAGS[@]}" -cp "$CP" dev.threadpool.jmh.Pools)
-available="${probe[0]:-}"
-refused="${probe[1]:-}"
-echo "== variants available: ${available:-none}; refused by this build: ${refused:-none}"
-
-# Prints "-p name=v1,v2" for every parameter of class $1 whose values name a refused variant (plain or
-# with a suffix such as _SPIN), with those values removed.
-param_filters() {
-    [[ -n "$refused" ]] || return 0
-    "$JAVA" -cp "$CP" org.openjdk.jmh.Main -lp "^dev\.threadpool\.jmh\.$1\." | python3 -c '
-import re, sys
-refused = [r for r in sys.argv[1].split(",") if r]
-params = {}
-for line in sys.stdin:
-    m = re.match(r"\s*param \"(\w+)\" = \{(.*)\}\s*$", line)
-    if m:
-        vals = [v.strip() for v in m.group(2).split(",")]
-        params.setdefault(m.group(1), vals)
-def is_refused(v):
-    return any(v == r or v.startswith(r + "_") for r in refused)
-for name, vals in params.items():
-    kept = [v for v in vals if not is_refused(v)]
-    if len(kept) != len(vals):
-        if not kept:
-            print("SKIP")
-            sys.exit(0)
-        print("-p")
-        print(name + "=" + ",".join(kept))
-' "$refused"
-}
-
 classes=()
 if [[ -n "$only" ]]; then IFS=, read -r -a classes <<< "$only"; else classes=("${ALL_CLASSES[@]}"); fi
 
@@ -126,18 +92,12 @@ for c in "${classes[@]}"; do
         skipped+=("$c")
         continue
     fi
-    mapfile -t filters < <(param_filters "$c")
-    if [[ "${filters[0]:-}" == SKIP ]]; then
-        echo "== $c: every value of a parameter names a refused variant, skipped"
-        skipped+=("$c")
-        continue
-    fi
     if [[ $c == LatencyBench ]]; then
         rm -f "$BENCH_LATENCY_OUT"
     fi
     json="target/jmh/$c.json"
     cmd=("$JAVA" "${JVM_FLAGS[@]}" -cp "$CP" org.openjdk.jmh.Main "^dev\.threadpool\.jmh\.$c\."
-         "${protocol[@]}" -prof gc -rf json -rff "$json" "${filters[@]}" "${extra[@]}")
+         "${protocol[@]}" -prof gc -rf json -rff "$json" "${extra[@]}")
     echo "== $c ($mode): ${cmd[*]:4}"
     t0=$(date +%s)
     # JMH holds /tmp/jmh.lock while it runs: a second JMH on the machine (another engineer's) makes this one

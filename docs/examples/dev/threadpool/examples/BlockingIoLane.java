@@ -12,9 +12,7 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * A blocking-I/O lane: LANE_EXTENSION keeps workers apart for tasks submitted with
  * {@link SubmitOptions#BLOCKING} (here: simulated disk or network calls that block for a few milliseconds),
- * so the CPU tasks on the default lane keep flowing. If this build's {@code ThreadPool.create} refuses
- * LANE_EXTENSION, the example says so and runs the same workload on WORK_STEALING, where blocking tasks
- * share the workers with the CPU tasks.
+ * so the CPU tasks on the default lane keep flowing.
  *
  * <pre>mvn -q validate test-compile exec:exec@example -Dexample=BlockingIoLane -Dexample.args="200 20000"</pre>
  * Arguments: blocking calls (200), CPU tasks (20000).

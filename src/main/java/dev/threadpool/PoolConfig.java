@@ -106,6 +106,17 @@ public final class PoolConfig {
     /** How long a parked worker keeps its scratch buffer before freeing it; {@link Duration#ZERO}: until purged. */
     public Duration scratchIdlePurge() { return scratchIdlePurge; }
 
+    /**
+     * How many worker indices a pool built from this configuration may ever use: {@code maxThreads}, plus
+     * {@code maxOverflowWorkers} in LANE_EXTENSION (the indices of the watchdog's overflow workers,
+     * {@code [maxThreads, workerSlots())}); the other variants have no overflow workers and ignore
+     * {@code maxOverflowWorkers}. At most {@link #MAX_THREADS} ({@link Builder#build()} checks the sum). Every
+     * per-worker structure of the pool is sized by it, and {@code ThreadPool.currentWorkerIndex()} is below it.
+     */
+    public int workerSlots() {
+        return schedulerVariant == SchedulerVariant.LANE_EXTENSION ? maxThreads + maxOverflowWorkers : maxThreads;
+    }
+
     @Override
     public String toString() {
         return "PoolConfig[variant=" + schedulerVariant + ", maxThreads=" + maxThreads + ", queueCapacity="
@@ -165,7 +176,12 @@ public final class PoolConfig {
         public Builder localQueueCapacity(int n) { this.localQueueCapacity = n; return this; }
         /** (WORK_STEALING / LANE_EXTENSION) Local queue kind. Default RING. */
         public Builder queueKind(QueueKind k) { this.queueKind = k; return this; }
-        /** (WORK_STEALING / LANE_EXTENSION) Submissions per wake scan, 1..4096. Default 32. */
+        /**
+         * While a worker is searching for work, a submit that finds a parked worker wakes it only every
+         * {@code n}-th time (the searcher is bound to see the entry; see {@code WakeCoalescer}), 1..4096.
+         * Default 32. Every variant (LANE_EXTENSION: the default lane; blocking-lane submits are never
+         * coalesced).
+         */
         public Builder wakeCoalesceBatch(int n) { this.wakeCoalesceBatch = n; return this; }
         /** (WORK_STEALING / LANE_EXTENSION) Entries taken from the inject ring at once, 1..1024. Default 32. */
         public Builder injectBatchSize(int n) { this.injectBatchSize = n; return this; }

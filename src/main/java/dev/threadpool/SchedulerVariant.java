@@ -6,6 +6,9 @@ public enum SchedulerVariant {
     GLOBAL_QUEUE,
     /** Inject ring plus per-worker LIFO slot and local queue with steal-half over the non-empty bitmap. */
     WORK_STEALING,
-    /** Work stealing plus a blocking lane, reserved workers and an overflow watchdog. Not yet available. */
+    /**
+     * The WORK_STEALING default lane plus a blocking lane ({@link SubmitOptions#BLOCKING}) drained by reserved
+     * workers, and a watchdog that adds overflow workers when default-lane tasks run too long.
+     */
     LANE_EXTENSION
 }

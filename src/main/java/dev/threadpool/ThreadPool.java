@@ -83,11 +83,7 @@ public final class ThreadPool implements AutoCloseable {
     public void submit(Runnable task, SubmitOptions options) {
         requireTask(task);
         int flags = flags(options);
-        try {
-            core.submit(task, flags, null, true, Long.MAX_VALUE);
-        } catch (IllegalStateException e) {
-            throw submitFailure(e);
-        }
+        detached(PoolCore.NO_SUBMITTER, task, flags, null, true, Long.MAX_VALUE);
     }
 
     /** Submits a detached task counted by {@code group}; waits while full. The pool calls {@code group.done()}. */
@@ -100,21 +96,13 @@ public final class ThreadPool implements AutoCloseable {
         requireTask(task);
         Objects.requireNonNull(group, "group must not be null");
         int flags = flags(options);
-        try {
-            core.submit(task, flags, group, true, Long.MAX_VALUE);
-        } catch (IllegalStateException e) {
-            throw submitFailure(e);
-        }
+        detached(PoolCore.NO_SUBMITTER, task, flags, group, true, Long.MAX_VALUE);
     }
 
     /** One attempt, never waits: false when the pool is full. */
     public boolean trySubmit(Runnable task) {
         requireTask(task);
-        try {
-            return core.submit(task, 0, null, false, 0L);
-        } catch (IllegalStateException e) {
-            throw submitFailure(e);
-        }
+        return detached(PoolCore.NO_SUBMITTER, task, 0, null, false, 0L);
     }
 
     /**
@@ -135,18 +123,14 @@ public final class ThreadPool implements AutoCloseable {
         requireTask(task);
         long nanos = timeoutNanos(timeout);
         int flags = flags(options);
-        try {
-            if (nanos == 0) {
-                return core.submit(task, flags, null, false, 0L);
-            }
-            long deadline = System.nanoTime() + nanos;
-            if (nanos == Long.MAX_VALUE || deadline == Long.MAX_VALUE) {
-                deadline = Long.MAX_VALUE - 1; // a finite wait, even if astronomically long
-            }
-            return core.submit(task, flags, null, true, deadline);
-        } catch (IllegalStateException e) {
-            throw submitFailure(e);
+        if (nanos == 0) {
+            return detached(PoolCore.NO_SUBMITTER, task, flags, null, false, 0L);
         }
+        long deadline = System.nanoTime() + nanos;
+        if (nanos == Long.MAX_VALUE || deadline == Long.MAX_VALUE) {
+            deadline = Long.MAX_VALUE - 1; // a finite wait, even if astronomically long
+        }
+        return detached(PoolCore.NO_SUBMITTER, task, flags, null, true, deadline);
     }
 
     /**
@@ -164,15 +148,7 @@ public final class ThreadPool implements AutoCloseable {
     /** As {@link #submitBatch(Runnable[], int, int)}, every task with the same options (the lane). */
     public int submitBatch(Runnable[] tasks, int from, int to, SubmitOptions options) {
         int flags = flags(options);
-        checkBatch(tasks, from, to);
-        if (from == to) {
-            return 0;
-        }
-        try {
-            return core.submitBatch(tasks, from, to, flags);
-        } catch (IllegalStateException e) {
-            throw submitFailure(e);
-        }
+        return batch(PoolCore.NO_SUBMITTER, tasks, from, to, flags);
     }
 
     /**
@@ -187,11 +163,7 @@ public final class ThreadPool implements AutoCloseable {
     public long submitWaitable(Runnable task, SubmitOptions options) {
         requireTask(task);
         int flags = flags(options);
-        try {
-            return core.submitWaitable(task, flags);
-        } catch (IllegalStateException e) {
-            throw submitFailure(e);
-        }
+        return waitable(PoolCore.NO_SUBMITTER, task, flags);
     }
 
     // ---- java.util.concurrent interop --------------------------------------------------------------------
@@ -290,21 +262,13 @@ public final class ThreadPool implements AutoCloseable {
      * @throws InvalidHandleException  if the handle is not this pool's, or its slot has been reused
      */
     public void await(long handle) throws InterruptedException {
-        try {
-            core.await(handle, Long.MAX_VALUE);
-        } catch (IllegalStateException e) {
-            throw closedFailure(e);
-        }
+        awaitNanos(handle, Long.MAX_VALUE);
     }
 
     /** As {@link #await(long)} with a timeout; returns false if the task had not ended in time. */
     public boolean await(long handle, Duration timeout) throws InterruptedException {
         long nanos = timeoutNanos(timeout);
-        try {
-            return core.await(handle, nanos);
-        } catch (IllegalStateException e) {
-            throw closedFailure(e);
-        }
+        return awaitNanos(handle, nanos);
     }
 
     /** Cancels a waitable task that has not started yet; true only if this call cancelled it. */
@@ -327,9 +291,7 @@ public final class ThreadPool implements AutoCloseable {
     public Submitter registerSubmitter() {
         try {
             return new Submitter(this, core.registerSubmitter());
-        } catch (PoolBusyException e) {
-            throw e;
-        } catch (IllegalStateException e) {
+        } catch (IllegalStateException e) { // PoolBusyException included: submitFailure passes it on as it is
             throw submitFailure(e);
         }
     }
@@ -340,41 +302,21 @@ public final class ThreadPool implements AutoCloseable {
     void submitFrom(int slot, Runnable task, SubmitOptions options) {
         requireTask(task);
         int flags = flags(options);
-        try {
-            core.submit(slot, task, flags, null, true, Long.MAX_VALUE);
-        } catch (IllegalStateException e) {
-            throw submitFailure(e);
-        }
+        detached(slot, task, flags, null, true, Long.MAX_VALUE);
     }
 
     boolean trySubmitFrom(int slot, Runnable task) {
         requireTask(task);
-        try {
-            return core.submit(slot, task, 0, null, false, 0L);
-        } catch (IllegalStateException e) {
-            throw submitFailure(e);
-        }
+        return detached(slot, task, 0, null, false, 0L);
     }
 
     int submitBatchFrom(int slot, Runnable[] tasks, int from, int to) {
-        checkBatch(tasks, from, to);
-        if (from == to) {
-            return 0;
-        }
-        try {
-            return core.submitBatch(slot, tasks, from, to, 0);
-        } catch (IllegalStateException e) {
-            throw submitFailure(e);
-        }
+        return batch(slot, tasks, from, to, 0);
     }
 
     long submitWaitableFrom(int slot, Runnable task) {
         requireTask(task);
-        try {
-            return core.submitWaitable(slot, task, 0);
-        } catch (IllegalStateException e) {
-            throw submitFailure(e);
-        }
+        return waitable(slot, task, 0);
     }
 
     void releaseSubmitter(int slot) {
@@ -438,7 +380,7 @@ public final class ThreadPool implements AutoCloseable {
 
     /**
      * How many worker indices this pool may ever use (the bound of {@link #currentWorkerIndex()}):
-     * {@code maxThreads}, plus {@code maxOverflowWorkers} in LANE_EXTENSION.
+     * {@code maxThreads}, plus {@code maxOverflowWorkers} in LANE_EXTENSION ({@link PoolConfig#workerSlots()}).
      */
     public int workerSlots() {
         return core.workerSlots();
@@ -523,6 +465,53 @@ public final class ThreadPool implements AutoCloseable {
     public String toString() {
         return "ThreadPool[" + core.config() + (core.isClosed() ? ", closed" : core.isShutdown() ? ", shut down" : "")
                 + "]";
+    }
+
+    // ---- calls into the core -------------------------------------------------------------------------------
+    // Each core operation that the facade reaches by several paths is called from one method here, the only
+    // place that translates its failures (submitFailure / closedFailure below). Plain methods with the
+    // arguments spelled out, not one helper taking a lambda: a lambda capturing the task and its flags would
+    // be a new object per call wherever the JIT does not inline and scalar-replace it (always under the
+    // interpreter and C1), and detached submit allocates nothing per task.
+
+    /** Every detached submit: {@code slot} is a registered submitter's or {@link PoolCore#NO_SUBMITTER}. */
+    private boolean detached(int slot, Runnable task, int flags, WaitGroup group, boolean wait, long deadline) {
+        try {
+            return core.submit(slot, task, flags, group, wait, deadline);
+        } catch (IllegalStateException e) {
+            throw submitFailure(e);
+        }
+    }
+
+    /** Every batch submit: checks the range and its elements first; an empty range submits nothing. */
+    private int batch(int slot, Runnable[] tasks, int from, int to, int flags) {
+        checkBatch(tasks, from, to);
+        if (from == to) {
+            return 0;
+        }
+        try {
+            return core.submitBatch(slot, tasks, from, to, flags);
+        } catch (IllegalStateException e) {
+            throw submitFailure(e);
+        }
+    }
+
+    /** Every waitable submit. */
+    private long waitable(int slot, Runnable task, int flags) {
+        try {
+            return core.submitWaitable(slot, task, flags);
+        } catch (IllegalStateException e) {
+            throw submitFailure(e);
+        }
+    }
+
+    /** Both awaits ({@link Long#MAX_VALUE}: no timeout). */
+    private boolean awaitNanos(long handle, long nanos) throws InterruptedException {
+        try {
+            return core.await(handle, nanos);
+        } catch (IllegalStateException e) {
+            throw closedFailure(e);
+        }
     }
 
     // ---- helpers ---------------------------------------------------------------------------------------

@@ -12,6 +12,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.threadpool.TestSupport.PoolVariant;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -42,35 +43,29 @@ import org.junit.jupiter.params.provider.MethodSource;
  * covering what the JSR-166 TCK checks for executors (AbstractExecutorServiceTest, ExecutorsTest,
  * ThreadPoolExecutorTest's lifecycle cases): submit/get, null arguments, invokeAll/invokeAny edge cases,
  * timeouts, cancellation, shutdown semantics, rejection after shutdown, awaitTermination. Every wait is bounded.
- * Runs on GLOBAL_QUEUE, WORK_STEALING and LANE_EXTENSION.
+ * Runs on every variant of {@link TestSupport#POOL_VARIANTS}.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class ExecutorServiceContractTest {
     private static final long WAIT_S = WAIT.toSeconds();
     private static final int WORKERS = 2;
 
-    static Stream<SchedulerVariant> variants() {
-        return Stream.of(SchedulerVariant.GLOBAL_QUEUE, SchedulerVariant.WORK_STEALING,
-                SchedulerVariant.LANE_EXTENSION);
+    /** Every variant ({@link TestSupport#POOL_VARIANTS}, the one list). */
+    static Stream<PoolVariant> variants() {
+        return TestSupport.poolVariants();
     }
 
-    static ThreadPool pool(SchedulerVariant v) {
-        PoolConfig.Builder b = PoolConfig.builder().schedulerVariant(v).maxThreads(WORKERS).queueCapacity(64)
-                .daemon(true).threadNamePrefix("es-" + v + "-");
-        if (v == SchedulerVariant.LANE_EXTENSION) {
+    static ThreadPool pool(PoolVariant v) {
+        PoolConfig.Builder b = v.builder().maxThreads(WORKERS).queueCapacity(64).daemon(true)
+                .threadNamePrefix("es-" + v + "-");
+        if (v.variant() == SchedulerVariant.LANE_EXTENSION) {
             // WORKERS workers in all, one of them the blocking lane's (it helps the default lane when its own is
             // empty, so WORKERS default-lane blockers occupy every worker); no overflow workers and no stall
             // promotion, so "occupy every worker" means what it says in the tests below
             b.maxThreads(WORKERS).blockingWorkers(1).maxOverflowWorkers(0)
                     .blockingPromotionTimeout(Duration.ofHours(1));
         }
-        PoolConfig config = b.build();
-        try {
-            return ThreadPool.create(config);
-        } catch (UnsupportedOperationException notYet) {
-            Assumptions.abort(v + " is not available in this build: " + notYet.getMessage());
-            throw notYet; // unreachable
-        }
+        return ThreadPool.create(b.build());
     }
 
     /** Blocks {@code n} workers until {@code release} opens; returns once all n are inside. */
@@ -104,7 +99,7 @@ class ExecutorServiceContractTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("variants")
-    void viewsAreCachedAndExecuteRuns(SchedulerVariant v) throws Exception {
+    void viewsAreCachedAndExecuteRuns(PoolVariant v) throws Exception {
         ThreadPool pool = pool(v);
         assertSame(pool.asExecutor(), pool.asExecutor());
         assertSame(pool.asExecutorService(), pool.asExecutorService());
@@ -119,7 +114,7 @@ class ExecutorServiceContractTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("variants")
-    void asExecutorAllocatesNothingPerTask(SchedulerVariant v) throws Exception {
+    void asExecutorAllocatesNothingPerTask(PoolVariant v) throws Exception {
         ThreadPool pool = pool(v);
         var mx = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
         Assumptions.assumeTrue(mx.isThreadAllocatedMemorySupported() && mx.isThreadAllocatedMemoryEnabled());
@@ -161,7 +156,7 @@ class ExecutorServiceContractTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("variants")
-    void submitReturnsFuturesWithTheResult(SchedulerVariant v) throws Exception {
+    void submitReturnsFuturesWithTheResult(PoolVariant v) throws Exception {
         ThreadPool pool = pool(v);
         ExecutorService es = pool.asExecutorService();
         Future<?> r = es.submit(() -> { });
@@ -178,7 +173,7 @@ class ExecutorServiceContractTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("variants")
-    void nullArgumentsThrowNullPointerException(SchedulerVariant v) throws Exception {
+    void nullArgumentsThrowNullPointerException(PoolVariant v) throws Exception {
         ThreadPool pool = pool(v);
         ExecutorService es = pool.asExecutorService();
         assertThrows(NullPointerException.class, () -> es.submit((Runnable) null));
@@ -204,7 +199,7 @@ class ExecutorServiceContractTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("variants")
-    void aThrowingTaskFailsItsFutureWithExecutionException(SchedulerVariant v) throws Exception {
+    void aThrowingTaskFailsItsFutureWithExecutionException(PoolVariant v) throws Exception {
         ThreadPool pool = pool(v);
         ExecutorService es = pool.asExecutorService();
         IllegalStateException boom = new IllegalStateException("boom");
@@ -223,7 +218,7 @@ class ExecutorServiceContractTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("variants")
-    void getWithTimeoutThrowsTimeoutExceptionWhileRunning(SchedulerVariant v) throws Exception {
+    void getWithTimeoutThrowsTimeoutExceptionWhileRunning(PoolVariant v) throws Exception {
         ThreadPool pool = pool(v);
         ExecutorService es = pool.asExecutorService();
         CountDownLatch release = new CountDownLatch(1);
@@ -243,7 +238,7 @@ class ExecutorServiceContractTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("variants")
-    void cancelOfAQueuedTaskMeansItNeverRuns(SchedulerVariant v) throws Exception {
+    void cancelOfAQueuedTaskMeansItNeverRuns(PoolVariant v) throws Exception {
         ThreadPool pool = pool(v);
         ExecutorService es = pool.asExecutorService();
         CountDownLatch release = new CountDownLatch(1);
@@ -264,7 +259,7 @@ class ExecutorServiceContractTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("variants")
-    void cancelWithInterruptInterruptsTheRunningTaskAndTheWorkerSurvives(SchedulerVariant v) throws Exception {
+    void cancelWithInterruptInterruptsTheRunningTaskAndTheWorkerSurvives(PoolVariant v) throws Exception {
         ThreadPool pool = pool(v);
         ExecutorService es = pool.asExecutorService();
         CountDownLatch started = new CountDownLatch(1);
@@ -297,7 +292,7 @@ class ExecutorServiceContractTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("variants")
-    void invokeAllReturnsEveryOutcomeInOrder(SchedulerVariant v) throws Exception {
+    void invokeAllReturnsEveryOutcomeInOrder(PoolVariant v) throws Exception {
         ThreadPool pool = pool(v);
         ExecutorService es = pool.asExecutorService();
         assertTrue(es.invokeAll(Collections.<Callable<Integer>>emptyList()).isEmpty());
@@ -331,7 +326,7 @@ class ExecutorServiceContractTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("variants")
-    void timedInvokeAllCancelsWhatHasNotFinished(SchedulerVariant v) throws Exception {
+    void timedInvokeAllCancelsWhatHasNotFinished(PoolVariant v) throws Exception {
         ThreadPool pool = pool(v);
         ExecutorService es = pool.asExecutorService();
         CountDownLatch never = new CountDownLatch(1);
@@ -359,7 +354,7 @@ class ExecutorServiceContractTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("variants")
-    void invokeAnyEdgeCases(SchedulerVariant v) throws Exception {
+    void invokeAnyEdgeCases(PoolVariant v) throws Exception {
         ThreadPool pool = pool(v);
         ExecutorService es = pool.asExecutorService();
         assertThrows(IllegalArgumentException.class, () -> es.invokeAny(Collections.<Callable<Integer>>emptyList()));
@@ -378,7 +373,7 @@ class ExecutorServiceContractTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("variants")
-    void invokeAnyCancelsTheRestAndTimesOut(SchedulerVariant v) throws Exception {
+    void invokeAnyCancelsTheRestAndTimesOut(PoolVariant v) throws Exception {
         ThreadPool pool = pool(v);
         ExecutorService es = pool.asExecutorService();
         CountDownLatch never = new CountDownLatch(1);
@@ -413,7 +408,7 @@ class ExecutorServiceContractTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("variants")
-    void completableFutureRunsOnThePool(SchedulerVariant v) throws Exception {
+    void completableFutureRunsOnThePool(PoolVariant v) throws Exception {
         ThreadPool pool = pool(v);
         AtomicInteger onWorker = new AtomicInteger(-2);
         CompletableFuture<Void> run = CompletableFuture.runAsync(() -> onWorker.set(pool.currentWorkerIndex()),
@@ -437,7 +432,7 @@ class ExecutorServiceContractTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("variants")
-    void shutdownLetsQueuedWorkRunRejectsNewWorkAndTerminatesByItself(SchedulerVariant v) throws Exception {
+    void shutdownLetsQueuedWorkRunRejectsNewWorkAndTerminatesByItself(PoolVariant v) throws Exception {
         ThreadPool pool = pool(v);
         ExecutorService es = pool.asExecutorService();
         assertFalse(es.isShutdown());
@@ -472,7 +467,7 @@ class ExecutorServiceContractTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("variants")
-    void shutdownFromInsideATaskWorks(SchedulerVariant v) throws Exception {
+    void shutdownFromInsideATaskWorks(PoolVariant v) throws Exception {
         ThreadPool pool = pool(v);
         ExecutorService es = pool.asExecutorService();
         Future<Boolean> f = es.submit(() -> {
@@ -496,7 +491,7 @@ class ExecutorServiceContractTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("variants")
-    void shutdownNowReturnsTheTasksThatNeverRanAndInterruptsRunningOnes(SchedulerVariant v) throws Exception {
+    void shutdownNowReturnsTheTasksThatNeverRanAndInterruptsRunningOnes(PoolVariant v) throws Exception {
         ThreadPool pool = pool(v);
         ExecutorService es = pool.asExecutorService();
         CountDownLatch never = new CountDownLatch(1);
@@ -531,7 +526,7 @@ class ExecutorServiceContractTest {
         assertThrows(RejectedExecutionException.class, () -> es.execute(() -> { }));
         assertTrue(es.awaitTermination(WAIT_S, TimeUnit.SECONDS), "interrupted blockers let it terminate");
         assertEquals(queuedCount, neverRan.size() + ran.get(), "each queued task either ran or was returned");
-        if (v != SchedulerVariant.LANE_EXTENSION) { // overflow workers may run some of them there
+        if (v.variant() != SchedulerVariant.LANE_EXTENSION) { // overflow workers may run some of them there
             assertEquals(queuedCount, neverRan.size(), "every worker was blocked: nothing queued ran");
             assertEquals(WORKERS, interrupted.get(), "both running tasks were interrupted");
             assertTrue(neverRan.containsAll(plain), "execute()d tasks come back as themselves");
@@ -547,7 +542,7 @@ class ExecutorServiceContractTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("variants")
-    void aPoolLevelCancelPendingCancelsTheFuturesItSweeps(SchedulerVariant v) throws Exception {
+    void aPoolLevelCancelPendingCancelsTheFuturesItSweeps(PoolVariant v) throws Exception {
         ThreadPool pool = pool(v);
         ExecutorService es = pool.asExecutorService();
         CountDownLatch release = new CountDownLatch(1);
@@ -567,7 +562,7 @@ class ExecutorServiceContractTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("variants")
-    void awaitTerminationTimesOutAndCloseWaitsForTheWork(SchedulerVariant v) throws Exception {
+    void awaitTerminationTimesOutAndCloseWaitsForTheWork(PoolVariant v) throws Exception {
         ThreadPool pool = pool(v);
         ExecutorService es = pool.asExecutorService();
         CountDownLatch release = new CountDownLatch(1);
@@ -587,7 +582,7 @@ class ExecutorServiceContractTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("variants")
-    void closeInterruptedCallsShutdownNowAndRestoresTheInterrupt(SchedulerVariant v) throws Exception {
+    void closeInterruptedCallsShutdownNowAndRestoresTheInterrupt(PoolVariant v) throws Exception {
         ThreadPool pool = pool(v);
         ExecutorService es = pool.asExecutorService();
         CountDownLatch never = new CountDownLatch(1);
@@ -610,7 +605,7 @@ class ExecutorServiceContractTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("variants")
-    void aTaskCountedOnceThroughEveryPath(SchedulerVariant v) throws Exception {
+    void aTaskCountedOnceThroughEveryPath(PoolVariant v) throws Exception {
         ThreadPool pool = pool(v);
         ExecutorService es = pool.asExecutorService();
         int n = 500;

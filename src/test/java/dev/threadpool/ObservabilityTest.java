@@ -10,7 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.threadpool.ThreadPoolContractTest.PoolVariant;
+import dev.threadpool.TestSupport.PoolVariant;
 import dev.threadpool.internal.memory.PoolMemory;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -33,7 +33,7 @@ class ObservabilityTest {
     }
 
     static java.util.stream.Stream<PoolVariant> variants() {
-        return ThreadPoolContractTest.variants();
+        return TestSupport.poolVariants();
     }
 
     private static void await(CountDownLatch l) {
@@ -47,7 +47,7 @@ class ObservabilityTest {
     // ---- queue depth ------------------------------------------------------------------------------------
 
     @ParameterizedTest
-    @MethodSource("dev.threadpool.ThreadPoolContractTest#oneWorkerVariants") // LANE_EXTENSION: the test below
+    @MethodSource("dev.threadpool.TestSupport#oneWorkerVariants") // LANE_EXTENSION: the test below
     void queueDepthCurrentAndPeakPerLane(PoolVariant v) throws Exception {
         try (ThreadPool pool = TestSupport.track(ThreadPool.create(ThreadPoolContractTest.config(v).maxThreads(1).build()))) {
             CountDownLatch running = new CountDownLatch(1);

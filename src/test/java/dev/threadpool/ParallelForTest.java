@@ -21,13 +21,12 @@ import org.junit.jupiter.params.provider.MethodSource;
 /** {@link ThreadPool#parallelFor}: every index exactly once, splitting, nesting, failures, small pools. */
 class ParallelForTest {
 
-    static Stream<ThreadPoolContractTest.PoolVariant> variants() {
-        return ThreadPoolContractTest.variants();
+    static Stream<TestSupport.PoolVariant> variants() {
+        return TestSupport.poolVariants();
     }
 
-    static PoolConfig.Builder config(ThreadPoolContractTest.PoolVariant v) {
-        return PoolConfig.builder().schedulerVariant(v.variant()).queueKind(v.queueKind()).maxThreads(4)
-                .queueCapacity(1024).daemon(true);
+    static PoolConfig.Builder config(TestSupport.PoolVariant v) {
+        return v.builder().maxThreads(4).queueCapacity(1024).daemon(true);
     }
 
     private static void assertEachOnce(AtomicIntegerArray seen, int from, int to) {
@@ -41,7 +40,7 @@ class ParallelForTest {
 
     @ParameterizedTest
     @MethodSource("variants")
-    void everyIndexExactlyOnceAndTheWorkIsSplit(ThreadPoolContractTest.PoolVariant v) throws Exception {
+    void everyIndexExactlyOnceAndTheWorkIsSplit(TestSupport.PoolVariant v) throws Exception {
         ThreadPool pool = ThreadPool.create(config(v).build());
         final int n = 200_000;
         AtomicIntegerArray seen = new AtomicIntegerArray(n + 10);
@@ -57,7 +56,7 @@ class ParallelForTest {
 
     @ParameterizedTest
     @MethodSource("variants")
-    void emptyRangeAndGrainLargerThanTheRange(ThreadPoolContractTest.PoolVariant v) throws Exception {
+    void emptyRangeAndGrainLargerThanTheRange(TestSupport.PoolVariant v) throws Exception {
         try (ThreadPool pool = ThreadPool.create(config(v).build())) {
             AtomicInteger calls = new AtomicInteger();
             pool.parallelFor(7, 7, 1, i -> calls.incrementAndGet());
@@ -73,7 +72,7 @@ class ParallelForTest {
 
     @ParameterizedTest
     @MethodSource("variants")
-    void extremeBoundsDoNotOverflow(ThreadPoolContractTest.PoolVariant v) throws Exception {
+    void extremeBoundsDoNotOverflow(TestSupport.PoolVariant v) throws Exception {
         try (ThreadPool pool = ThreadPool.create(config(v).build())) {
             AtomicInteger calls = new AtomicInteger();
             pool.parallelFor(Integer.MAX_VALUE - 1000, Integer.MAX_VALUE, 7, i -> calls.incrementAndGet());
@@ -86,7 +85,7 @@ class ParallelForTest {
 
     @ParameterizedTest
     @MethodSource("variants")
-    void nestedParallelForFromInsideATask(ThreadPoolContractTest.PoolVariant v) throws Exception {
+    void nestedParallelForFromInsideATask(TestSupport.PoolVariant v) throws Exception {
         ThreadPool pool = ThreadPool.create(config(v).build());
         final int outer = 64;
         final int inner = 2_000;
@@ -120,7 +119,7 @@ class ParallelForTest {
 
     @ParameterizedTest
     @MethodSource("variants")
-    void theFirstFailureIsRethrownAfterEveryIndexRanOrWasSkipped(ThreadPoolContractTest.PoolVariant v)
+    void theFirstFailureIsRethrownAfterEveryIndexRanOrWasSkipped(TestSupport.PoolVariant v)
             throws Exception {
         ThreadPool pool = ThreadPool.create(config(v).build());
         final int n = 100_000;
@@ -150,7 +149,7 @@ class ParallelForTest {
 
     @ParameterizedTest
     @MethodSource("variants")
-    void hugeRangeWithASmallQueueCapacityDoesNotDeadlock(ThreadPoolContractTest.PoolVariant v) throws Exception {
+    void hugeRangeWithASmallQueueCapacityDoesNotDeadlock(TestSupport.PoolVariant v) throws Exception {
         ThreadPool pool = ThreadPool.create(config(v).queueCapacity(4).maxThreads(2).build());
         final int n = 2_000_000;
         AtomicIntegerArray seen = new AtomicIntegerArray(n);
@@ -187,7 +186,7 @@ class ParallelForTest {
 
     @ParameterizedTest
     @MethodSource("variants")
-    void badArgumentsNameTheParameter(ThreadPoolContractTest.PoolVariant v) throws Exception {
+    void badArgumentsNameTheParameter(TestSupport.PoolVariant v) throws Exception {
         try (ThreadPool pool = ThreadPool.create(config(v).build())) {
             IllegalArgumentException a = assertThrows(IllegalArgumentException.class,
                     () -> pool.parallelFor(5, 4, 1, i -> { }));

@@ -95,6 +95,21 @@ class PoolConfigTest {
     }
 
     @Test
+    void workerSlotsAddOverflowWorkersOnlyInLaneExtension() {
+        PoolConfig.Builder b = PoolConfig.builder().maxThreads(8).maxOverflowWorkers(3);
+        assertEquals(8, b.schedulerVariant(SchedulerVariant.GLOBAL_QUEUE).build().workerSlots());
+        assertEquals(8, b.schedulerVariant(SchedulerVariant.WORK_STEALING).build().workerSlots());
+        assertEquals(11, b.schedulerVariant(SchedulerVariant.LANE_EXTENSION).build().workerSlots());
+        // the resolved default counts too, and the sum reaches the 64-worker cap exactly
+        assertEquals(64, PoolConfig.builder().schedulerVariant(SchedulerVariant.LANE_EXTENSION).maxThreads(62)
+                .build().workerSlots());
+        assertEquals(6, PoolConfig.builder().schedulerVariant(SchedulerVariant.LANE_EXTENSION).maxThreads(2)
+                .build().workerSlots());
+        assertEquals(2, PoolConfig.builder().schedulerVariant(SchedulerVariant.LANE_EXTENSION).maxThreads(2)
+                .maxOverflowWorkers(0).build().workerSlots());
+    }
+
+    @Test
     void laneFieldsAreValidated() {
         rejects("blockingWorkers must be in [1, 7]: blockingWorkers=0",
                 b -> b.schedulerVariant(SchedulerVariant.LANE_EXTENSION).maxThreads(8).blockingWorkers(0));

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import dev.threadpool.TestSupport.PoolVariant;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,32 +24,31 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Every task exactly once, with bounded waits, for every way in (external, batched, registered submitter,
- * recursive from workers, fan-out far beyond queueCapacity) in every queue kind (GLOBAL_QUEUE, WORK_STEALING
- * RING and CHASE_LEV), each with a queueCapacity too small for descriptor caches (64) and one large enough
+ * recursive from workers, fan-out far beyond queueCapacity) in every variant of {@link TestSupport#POOL_VARIANTS}
+ * (GLOBAL_QUEUE, WORK_STEALING RING and CHASE_LEV, LANE_EXTENSION), each with a queueCapacity too small for
+ * descriptor caches (64) and one large enough
  * for worker and submitter caches (2048 with 4 workers); plus shutdown in both modes while workers steal and
  * submitters submit, and the cache hazards (a producer waiting for space while slots are cached; nothing
  * stranded in a cache after purge and Submitter.close).
  */
 class SubmissionCountingTest {
 
-    record Setup(SchedulerVariant variant, QueueKind kind, int capacity) {
+    record Setup(PoolVariant variant, int capacity) {
         PoolConfig.Builder config() {
-            return PoolConfig.builder().schedulerVariant(variant).queueKind(kind).maxThreads(4)
-                    .queueCapacity(capacity).localQueueCapacity(16).daemon(true);
+            return variant.builder().maxThreads(4).queueCapacity(capacity).localQueueCapacity(16).daemon(true);
         }
 
         @Override
         public String toString() {
-            return (variant == SchedulerVariant.GLOBAL_QUEUE ? "GQ" : "WS/" + kind) + " cap=" + capacity;
+            return variant + " cap=" + capacity;
         }
     }
 
+    /** Every variant ({@link TestSupport#POOL_VARIANTS}, the one list) at both capacities. */
     static Stream<Setup> setups() {
         List<Setup> out = new ArrayList<>();
         for (int cap : new int[] {64, 2048}) {
-            out.add(new Setup(SchedulerVariant.GLOBAL_QUEUE, QueueKind.RING, cap));
-            out.add(new Setup(SchedulerVariant.WORK_STEALING, QueueKind.RING, cap));
-            out.add(new Setup(SchedulerVariant.WORK_STEALING, QueueKind.CHASE_LEV, cap));
+            TestSupport.poolVariants().forEach(v -> out.add(new Setup(v, cap)));
         }
         return out.stream();
     }

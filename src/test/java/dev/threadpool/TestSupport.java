@@ -11,13 +11,66 @@ import java.util.List;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
+import java.util.stream.Stream;
 
-/** Bounded waits and the accounting audit shared by the pool tests. */
+/** The variants under test, bounded waits and the accounting audit shared by the pool tests. */
 public final class TestSupport {
     /** Generous: a bug fails the test after this long instead of hanging CI. */
     public static final Duration WAIT = Duration.ofSeconds(30);
 
     private TestSupport() {}
+
+    // ---- the variants every pool-level test runs on -------------------------------------------------------
+
+    /** One pool-level variant under test: the scheduler and its local queue kind (WORK_STEALING's choice). */
+    public record PoolVariant(SchedulerVariant variant, QueueKind queueKind) {
+        /** A builder with this scheduler and queue kind and every other field at its default. */
+        public PoolConfig.Builder builder() {
+            return PoolConfig.builder().schedulerVariant(variant).queueKind(queueKind);
+        }
+
+        @Override
+        public String toString() {
+            return variant == SchedulerVariant.WORK_STEALING ? variant + "/" + queueKind : variant.name();
+        }
+    }
+
+    /**
+     * Every variant this version provides, in this order. The one list for ThreadPoolContractTest,
+     * ExecutorServiceContractTest, SubmissionCountingTest and ObservabilityTest: a new variant (or queue kind)
+     * joins here and must then pass all of them. LANE_EXTENSION (whose default lane is WORK_STEALING's) runs
+     * with the default local queue, RING.
+     */
+    public static final List<PoolVariant> POOL_VARIANTS = List.of(
+            new PoolVariant(SchedulerVariant.GLOBAL_QUEUE, QueueKind.RING),
+            new PoolVariant(SchedulerVariant.WORK_STEALING, QueueKind.RING),
+            new PoolVariant(SchedulerVariant.WORK_STEALING, QueueKind.CHASE_LEV),
+            new PoolVariant(SchedulerVariant.LANE_EXTENSION, QueueKind.RING));
+
+    /** {@link #POOL_VARIANTS}, for {@code @MethodSource}. */
+    public static Stream<PoolVariant> poolVariants() {
+        return POOL_VARIANTS.stream();
+    }
+
+    /**
+     * {@link #POOL_VARIANTS} without the variants of {@code excluded}: the documented way for a test to leave
+     * out a scheduler it cannot run on. The test's {@code @MethodSource} names a factory that calls this, and
+     * that factory's comment says why (as {@link #oneWorkerVariants()} does).
+     */
+    public static Stream<PoolVariant> poolVariantsExcept(SchedulerVariant... excluded) {
+        List<SchedulerVariant> out = List.of(excluded);
+        return poolVariants().filter(v -> !out.contains(v.variant()));
+    }
+
+    /**
+     * The variants that can run with a single worker (maxThreads = 1), for the tests that need "the one worker
+     * is busy". LANE_EXTENSION has at least one blocking and one default worker, and the blocking worker helps
+     * the default lane, so it has no one-worker form. These tests therefore do not run on it (LaneExtensionTest
+     * holds every worker with latches for its own checks, but does not repeat these one by one).
+     */
+    public static Stream<PoolVariant> oneWorkerVariants() {
+        return poolVariantsExcept(SchedulerVariant.LANE_EXTENSION);
+    }
 
     /** Polls {@code condition} until it holds or {@link #WAIT} passes (then fails with {@code what}). */
     public static void eventually(String what, BooleanSupplier condition) {

@@ -12,6 +12,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.threadpool.TestSupport.PoolVariant;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -34,36 +35,19 @@ import org.junit.jupiter.params.provider.MethodSource;
 @Timeout(value = 120, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class ThreadPoolContractTest {
 
-    /** The variants under test; each new variant joins this list and must pass the whole suite. */
+    /** Every variant ({@link TestSupport#POOL_VARIANTS}, the one list); each must pass the whole suite. */
     static Stream<PoolVariant> variants() {
-        return Stream.of(new PoolVariant(SchedulerVariant.GLOBAL_QUEUE, QueueKind.RING),
-                new PoolVariant(SchedulerVariant.WORK_STEALING, QueueKind.RING),
-                new PoolVariant(SchedulerVariant.WORK_STEALING, QueueKind.CHASE_LEV),
-                new PoolVariant(SchedulerVariant.LANE_EXTENSION, QueueKind.RING));
+        return TestSupport.poolVariants();
     }
 
-    /**
-     * The variants that can run with a single worker (maxThreads = 1), for the tests that need "the one worker
-     * is busy". LANE_EXTENSION has at least one blocking and one default worker, and the blocking worker helps
-     * the default lane, so it has no one-worker form. These tests therefore do not run on it (LaneExtensionTest
-     * holds every worker with latches for its own checks, but does not repeat these one by one).
-     */
+    /** The variants with a one-worker form ({@link TestSupport#oneWorkerVariants()}: not LANE_EXTENSION). */
     static Stream<PoolVariant> oneWorkerVariants() {
-        return variants().filter(v -> v.variant() != SchedulerVariant.LANE_EXTENSION);
-    }
-
-    /** One entry of {@link #variants()}: the scheduler and, for WORK_STEALING, the local queue kind. */
-    record PoolVariant(SchedulerVariant variant, QueueKind queueKind) {
-        @Override
-        public String toString() {
-            return variant == SchedulerVariant.GLOBAL_QUEUE ? variant.name() : variant + "/" + queueKind;
-        }
+        return TestSupport.oneWorkerVariants();
     }
 
     static PoolConfig.Builder config(PoolVariant v) {
         // daemon workers: a pool leaked by a failing test cannot keep the test JVM alive
-        return PoolConfig.builder().schedulerVariant(v.variant()).queueKind(v.queueKind()).maxThreads(2)
-                .queueCapacity(64).daemon(true);
+        return v.builder().maxThreads(2).queueCapacity(64).daemon(true);
     }
 
     static ThreadPool pool(PoolVariant v) {

@@ -34,9 +34,6 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>All pools get the same thread count; JDK executors have their core threads prestarted because ours starts
  * every worker in {@code create}. A {@code threads} parameter of 0 means {@link Runtime#availableProcessors()}.
- *
- * <p>{@code LANE_EXTENSION} is refused by {@link ThreadPool#create} until that variant is merged; restrict the
- * list with {@code -p pool=...} (the runner script does this by probing, see {@link #main}).
  */
 final class Pools {
     /** Ring capacity of our pools, and of the TPE_ABQ queue, in the flood workloads. */
@@ -145,29 +142,5 @@ final class Pools {
                 throw new IllegalStateException("executor did not terminate within 30 s: " + jdk);
             }
         }
-    }
-
-    /**
-     * Prints two lines: the names of our variants that {@link ThreadPool#create} accepts in this build, then the
-     * names it refuses, each comma separated (either may be empty). The runner script uses them to leave out
-     * variants that are not available yet.
-     */
-    public static void main(String[] args) {
-        StringBuilder available = new StringBuilder();
-        StringBuilder refused = new StringBuilder();
-        for (SchedulerVariant v : OURS) {
-            StringBuilder to = available;
-            try (ThreadPool p = ours(v.name(), 2, 16)) {
-                p.submit(() -> { });
-            } catch (UnsupportedOperationException e) {
-                to = refused;
-            }
-            if (!to.isEmpty()) {
-                to.append(',');
-            }
-            to.append(v.name());
-        }
-        System.out.println(available);
-        System.out.println(refused);
     }
 }

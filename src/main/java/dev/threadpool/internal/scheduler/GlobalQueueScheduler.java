@@ -7,7 +7,7 @@ import dev.threadpool.internal.queue.QueueEntry;
 
 /**
  * GLOBAL_QUEUE topology: one MPMC {@link BoundedRing} that every submitter pushes to and every worker pops
- * from, with the {@link WakeCoalescer} rule of WORK_STEALING for waking parked workers.
+ * from, with the {@link WakeCoalescer} rule (as WORK_STEALING) for waking parked workers.
  *
  * <h2>Wakes</h2>
  * A submit wakes a parked worker only when nobody is searching (spinning in {@code PoolCore.idle} before it
@@ -15,8 +15,7 @@ import dev.threadpool.internal.queue.QueueEntry;
  * with every worker parked is WakeCoalescer's (the ring push is a seq_cst CAS, the park re-check reads head and
  * tail with seq_cst loads). A worker that pops an entry and sees the ring still non-empty wakes one more parked
  * worker (the chained wake), so a burst coalesced into one wake still reaches every idle worker even when every
- * task blocks. Before this, every submit into a pool with a parked worker paid an unpark: a flood from one
- * thread spent about a fifth of its running time in {@code Unsafe.unpark} (docs/PERFORMANCE_TRACKING.md).
+ * task blocks.
  */
 final class GlobalQueueScheduler implements Scheduler {
     private final BoundedRing inject;

@@ -1692,8 +1692,6 @@ public final class PoolCore {
 
     /** {@link #workerSlots()} of a pool built from {@code config}. */
     public static int workerSlots(PoolConfig config) {
-        return config.schedulerVariant() == SchedulerVariant.LANE_EXTENSION
-                ? config.maxThreads() + config.maxOverflowWorkers()
-                : config.maxThreads();
+        return config.workerSlots();
     }
 }

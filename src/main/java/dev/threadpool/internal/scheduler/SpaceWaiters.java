@@ -28,17 +28,39 @@ import java.util.function.BooleanSupplier;
  * <p>Signalling costs the signaller one volatile load of a line that is written only while somebody waits.
  */
 public final class SpaceWaiters {
-    static final long CLAIMED_OFFSET = 0;
-    static final long WAITING_OFFSET = CacheLine.PAD;
 
-    /** Upper bound of one park, so an unlucky waiter re-checks at least this often. */
+    /**
+     * Off-heap layout: two bitmaps, each on its own line. Waiters write both; signallers read only
+     * {@code WAITING}.
+     * <pre>
+     *   CLAIMED  long @0    bit k set: waiter slot k is taken (CAS to claim, getAndAnd to free)
+     *   pad to PAD
+     *   WAITING  long @PAD  bit k set: threads[k] is written and waits (getAndOr / getAndAnd)
+     *   pad to 2 * PAD
+     * </pre>
+     */
+    static final class Layout {
+        static final long CLAIMED_OFFSET = 0;
+        static final long WAITING_OFFSET = CacheLine.PAD;
+        static final long LENGTH = 2L * CacheLine.PAD;
+        /** Waiter slots: one bit each of a {@code long} bitmap. */
+        static final int SLOTS = Long.SIZE;
+
+        private Layout() {}
+    }
+
+    /**
+     * Upper bound of one park, so an unlucky waiter re-checks at least this often. 1 ms: it bounds the delay
+     * of the two cases the handshake does not cover (see the class comment), while a waiter that polls wakes at
+     * most a thousand times a second.
+     */
     static final long PARK_CAP_NANOS = 1_000_000L;
 
     private final MemorySegment seg;
-    private final Thread[] threads = new Thread[64];
+    private final Thread[] threads = new Thread[Layout.SLOTS];
 
     public SpaceWaiters(PoolMemory memory, String purpose) {
-        this.seg = memory.allocate(purpose, 2L * CacheLine.PAD);
+        this.seg = memory.allocate(purpose, Layout.LENGTH);
     }
 
     /**
@@ -78,17 +100,17 @@ public final class SpaceWaiters {
         final MemorySegment s = seg;
         Thread me = Thread.currentThread();
         for (;;) {
-            long claimed = Mem.getLongVolatile(s, CLAIMED_OFFSET);
+            long claimed = Mem.getLongVolatile(s, Layout.CLAIMED_OFFSET);
             long free = ~claimed;
             if (free == 0) {
                 return -1; // all 64 slots taken: poll with the park cap
             }
             int k = Long.numberOfTrailingZeros(free);
-            if (Mem.casLong(s, CLAIMED_OFFSET, claimed, claimed | (1L << k))) {
+            if (Mem.casLong(s, Layout.CLAIMED_OFFSET, claimed, claimed | (1L << k))) {
                 threads[k] = me;
                 // getAndOr (seq_cst): publishes threads[k] and must precede our re-check of space (step 3)
                 // in the total order; pairs with signal()'s volatile load.
-                Mem.getAndOrLong(s, WAITING_OFFSET, 1L << k);
+                Mem.getAndOrLong(s, Layout.WAITING_OFFSET, 1L << k);
                 return k;
             }
         }
@@ -97,15 +119,15 @@ public final class SpaceWaiters {
     /** Gives slot {@code k} back (after {@link #register}). */
     public void deregister(int k) {
         final MemorySegment s = seg;
-        Mem.getAndAndLong(s, WAITING_OFFSET, ~(1L << k));
+        Mem.getAndAndLong(s, Layout.WAITING_OFFSET, ~(1L << k));
         threads[k] = null;
-        Mem.getAndAndLong(s, CLAIMED_OFFSET, ~(1L << k)); // after clearing threads[k]: slot reusable
+        Mem.getAndAndLong(s, Layout.CLAIMED_OFFSET, ~(1L << k)); // after clearing threads[k]: slot reusable
     }
 
     /** Step b and c: wakes one waiter if there is one. Call after freeing space. */
     public void signal() {
-        // volatile load (seq_cst): pairs with claim()'s getAndOr; the caller's release of space precedes it.
-        long m = Mem.getLongVolatile(seg, WAITING_OFFSET);
+        // volatile load (seq_cst): pairs with register()'s getAndOr; the caller's release of space precedes it.
+        long m = Mem.getLongVolatile(seg, Layout.WAITING_OFFSET);
         if (m != 0) {
             Thread t = threads[Long.numberOfTrailingZeros(m)];
             if (t != null) {
@@ -116,7 +138,7 @@ public final class SpaceWaiters {
 
     /** Wakes every waiter (shutdown: each re-checks its abort condition). */
     public void signalAll() {
-        long m = Mem.getLongVolatile(seg, WAITING_OFFSET);
+        long m = Mem.getLongVolatile(seg, Layout.WAITING_OFFSET);
         while (m != 0) {
             int k = Long.numberOfTrailingZeros(m);
             Thread t = threads[k];
@@ -129,6 +151,6 @@ public final class SpaceWaiters {
 
     /** True while some thread waits. */
     public boolean hasWaiters() {
-        return Mem.getLongVolatile(seg, WAITING_OFFSET) != 0;
+        return Mem.getLongVolatile(seg, Layout.WAITING_OFFSET) != 0;
     }
 }

@@ -10,7 +10,7 @@ import java.lang.foreign.MemorySegment;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * LANE_EXTENSION's watchdog (slice L4): a pool-owned daemon thread that notices default-lane tasks running
+ * LANE_EXTENSION's watchdog: a pool-owned daemon thread that notices default-lane tasks running
  * longer than {@code blockingPromotionTimeout} and adds overflow workers so the rest of the default lane keeps
  * moving.
  *
@@ -42,7 +42,7 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <h2>Overflow workers</h2>
  * Slot {@code s} in {@code [0, maxOverflowWorkers)} is worker index {@code maxThreads + s}, sized into every
- * per-worker structure by {@link PoolCore#workerSlots()}. The watchdog claims a free slot bit in
+ * per-worker structure by {@link PoolConfig#workerSlots()}. The watchdog claims a free slot bit in
  * OVERFLOW_MASK, joins the slot's previous (exited) thread, registers the new thread with the ParkingLot and
  * starts it. An overflow worker is a default-lane worker (it also helps the blocking lane under
  * {@code cpuHelpsBlocking}); when it has found nothing for {@code 2 * watchdogInterval} it retires: see
@@ -55,17 +55,52 @@ import java.util.concurrent.locks.LockSupport;
  * {@link #stop} runs once every accepted task has ended (overflow workers help drain until then); it joins
  * the watchdog thread, after which the overflow thread array no longer changes, and {@link #joinOverflow}
  * joins every overflow thread, live or retired.
- *
- * <pre>
- *   layout: OVERFLOW_MASK (long) @0, PAD; run word of worker w (long) @PAD + w * PAD
- * </pre>
  */
 final class Watchdog {
-    static final long OVERFLOW_MASK_OFFSET = 0;
-    static final long RUN_WORDS_OFFSET = CacheLine.PAD;
-    static final long RUN_WORD_STRIDE = CacheLine.PAD;
+
+    /**
+     * Off-heap layout: the overflow slot mask, then one run word per worker slot, each on its own line (a
+     * worker stores its word at every watched task start and end; the watchdog only reads them).
+     * <pre>
+     *   OVERFLOW_MASK  long @0   bit s set: overflow slot s (worker maxThreads + s) is in use
+     *   pad to PAD
+     *   run word of worker w at RUN_WORDS_OFFSET + RUN_WORD_STRIDE * w (= PAD + PAD * w), w in [0, workerSlots):
+     *     RUN_WORD     long @0   0 idle, else start and sequence (see the class comment)
+     *     pad to PAD
+     * </pre>
+     * Workers below {@code blockingWorkers} are never watched; their words stay 0 (kept so a word's offset is
+     * the worker index, with no translation on the worker's path).
+     */
+    static final class Layout {
+        static final long OVERFLOW_MASK_OFFSET = 0;
+        static final long RUN_WORDS_OFFSET = CacheLine.PAD;
+        static final long RUN_WORD_STRIDE = CacheLine.PAD;
+
+        private Layout() {}
+
+        static long bytes(int workerSlots) {
+            return RUN_WORDS_OFFSET + RUN_WORD_STRIDE * workerSlots;
+        }
+
+        static long runWordOffset(int worker) {
+            return RUN_WORDS_OFFSET + RUN_WORD_STRIDE * worker;
+        }
+    }
+
+    /**
+     * Low bits of a run word: the task sequence number; the high 48 bits hold the start in microseconds, which
+     * last 8.9 years of pool uptime before they wrap.
+     */
     static final int SEQ_BITS = 16;
     static final long SEQ_MASK = (1L << SEQ_BITS) - 1;
+    /** The run word's clock resolution: nanoTime is divided down to microseconds. */
+    private static final long NANOS_PER_MICRO = 1_000L;
+    private static final long NANOS_PER_MILLI = 1_000_000L;
+    /**
+     * An overflow worker retires after finding nothing for this many watchdog intervals. Two: its idle span then
+     * covers at least one whole tick, so work that pauses for less than a tick keeps its helpers.
+     */
+    private static final int RETIRE_INTERVALS = 2;
 
     private final PoolCore core;
     private final LaneScheduler lanes;
@@ -101,15 +136,16 @@ final class Watchdog {
         this.parking = parking;
         this.firstWatched = config.blockingWorkers();
         this.base = config.maxThreads();
-        this.slots = PoolCore.workerSlots(config);
+        this.slots = config.workerSlots();
         this.maxOverflow = config.maxOverflowWorkers();
         this.intervalNanos = config.watchdogInterval().toNanos();
         long timeoutNanos = config.blockingPromotionTimeout().toNanos();
-        this.timeoutMicros = Math.max(1, (timeoutNanos + 999) / 1000); // rounded up to the word's resolution
-        this.retireNanos = 2 * intervalNanos;
+        // rounded up to the word's resolution, and at least 1 us
+        this.timeoutMicros = Math.max(1, (timeoutNanos + NANOS_PER_MICRO - 1) / NANOS_PER_MICRO);
+        this.retireNanos = RETIRE_INTERVALS * intervalNanos;
         this.namePrefix = config.threadNamePrefix();
         this.daemon = config.daemon();
-        this.seg = memory.allocate("watchdog run words", RUN_WORDS_OFFSET + slots * RUN_WORD_STRIDE);
+        this.seg = memory.allocate("watchdog run words", Layout.bytes(slots));
         this.counted = new long[slots];
         this.overflow = new WorkerThread[maxOverflow];
         this.thread = new Thread(this::run, namePrefix + "watchdog");
@@ -124,15 +160,20 @@ final class Watchdog {
         return retireNanos;
     }
 
+    /** Microseconds since the pool's epoch, plus one, so a running word is never 0 (0 means idle). */
+    private long nowMicros() {
+        return (System.nanoTime() - epoch) / NANOS_PER_MICRO + 1;
+    }
+
     // =====================================================================================================
     // Worker side (hot path of watched workers only)
     // =====================================================================================================
 
     /** A watched worker starts a task; returns the word to restore when it ends (0, or an outer task's). */
     long taskStarted(WorkerThread self) {
-        final long off = RUN_WORDS_OFFSET + self.index * RUN_WORD_STRIDE;
+        final long off = Layout.runWordOffset(self.index);
         long outer = Mem.getLongPlain(seg, off); // own word: only this worker writes it
-        long micros = (System.nanoTime() - epoch) / 1000 + 1;
+        long micros = nowMicros();
         long word = micros << SEQ_BITS | (++self.runSeq & SEQ_MASK);
         // release: pairs with the watchdog's acquire load in tick()
         Mem.setLongRelease(seg, off, word);
@@ -142,7 +183,7 @@ final class Watchdog {
     /** The task started by the matching {@link #taskStarted} ended. */
     void taskEnded(WorkerThread self, long outer) {
         // release: pairs with the watchdog's acquire load in tick()
-        Mem.setLongRelease(seg, RUN_WORDS_OFFSET + self.index * RUN_WORD_STRIDE, outer);
+        Mem.setLongRelease(seg, Layout.runWordOffset(self.index), outer);
     }
 
     /** An overflow worker leaves (retired or stopped): count it, then free its slot. */
@@ -151,7 +192,7 @@ final class Watchdog {
         PoolEvents.overflowRetired(namePrefix, self.index); // JFR; nothing happens while no recording asks
         // getAndAnd (seq_cst, so also a release): pairs with spawn()'s volatile load of the mask; everything this
         // worker wrote (its counters, its queues) happens-before a new worker in the slot.
-        Mem.getAndAndLong(seg, OVERFLOW_MASK_OFFSET, ~(1L << (self.index - base)));
+        Mem.getAndAndLong(seg, Layout.OVERFLOW_MASK_OFFSET, ~(1L << (self.index - base)));
     }
 
     // =====================================================================================================
@@ -169,12 +210,12 @@ final class Watchdog {
     }
 
     private void tick() {
-        final long nowMicros = (System.nanoTime() - epoch) / 1000 + 1;
+        final long nowMicros = nowMicros();
         int stalled = 0;
         int fresh = 0;
         for (int w = firstWatched; w < slots; w++) {
             // acquire: pairs with the worker's release stores in taskStarted / taskEnded
-            long word = Mem.getLongAcquire(seg, RUN_WORDS_OFFSET + w * RUN_WORD_STRIDE);
+            long word = Mem.getLongAcquire(seg, Layout.runWordOffset(w));
             if (word == 0 || nowMicros - (word >>> SEQ_BITS) < timeoutMicros) {
                 continue;
             }
@@ -182,7 +223,7 @@ final class Watchdog {
             if (word != counted[w]) {
                 counted[w] = word; // once per task
                 counters.addStallsSeen(1);
-                PoolEvents.stall(namePrefix, w, (nowMicros - (word >>> SEQ_BITS)) * 1000L); // JFR TaskStall
+                PoolEvents.stall(namePrefix, w, (nowMicros - (word >>> SEQ_BITS)) * NANOS_PER_MICRO); // JFR TaskStall
                 fresh++;
             }
         }
@@ -200,7 +241,7 @@ final class Watchdog {
 
     private long overflowMask() {
         // volatile load: pairs with overflowExited's getAndAnd
-        return Mem.getLongVolatile(seg, OVERFLOW_MASK_OFFSET);
+        return Mem.getLongVolatile(seg, Layout.OVERFLOW_MASK_OFFSET);
     }
 
     /** Starts an overflow worker in a free slot; false when none is free or the thread could not start. */
@@ -215,7 +256,7 @@ final class Watchdog {
             joinQuietly(old); // it freed the slot as its last act; it is ending, so this is short
         }
         // getAndOr (seq_cst): the slot is ours until that worker's overflowExited clears it again
-        Mem.getAndOrLong(seg, OVERFLOW_MASK_OFFSET, 1L << s);
+        Mem.getAndOrLong(seg, Layout.OVERFLOW_MASK_OFFSET, 1L << s);
         int index = base + s;
         WorkerThread t = new WorkerThread(core, index, namePrefix + "overflow-" + index, daemon, true, true);
         overflow[s] = t;
@@ -226,7 +267,7 @@ final class Watchdog {
         } catch (Throwable e) { // OutOfMemoryError "unable to create native thread", and the like
             overflow[s] = old;
             counters.addOverflowRetired(1); // spawned and retired at once: overflowLive stays exact
-            Mem.getAndAndLong(seg, OVERFLOW_MASK_OFFSET, ~(1L << s));
+            Mem.getAndAndLong(seg, Layout.OVERFLOW_MASK_OFFSET, ~(1L << s));
             return false;
         }
         PoolEvents.overflowSpawned(namePrefix, index); // JFR OverflowWorker SPAWNED
@@ -278,7 +319,7 @@ final class Watchdog {
         if (remaining <= 0) {
             return !t.isAlive();
         }
-        t.join(Math.max(1, remaining / 1_000_000L));
+        t.join(Math.max(1, remaining / NANOS_PER_MILLI)); // at least 1 ms: join(0) would wait forever
         return !t.isAlive();
     }
 }

@@ -22,10 +22,6 @@ public final class WorkerThread extends Thread {
     /** Owner-only: sequence number of this worker's latest watched task start (see Watchdog). */
     int runSeq;
 
-    WorkerThread(PoolCore core, int index, String name, boolean daemon) {
-        this(core, index, name, daemon, false, false);
-    }
-
     WorkerThread(PoolCore core, int index, String name, boolean daemon, boolean overflow, boolean watched) {
         super(name);
         this.core = core;

@@ -11,7 +11,7 @@ import java.lang.foreign.MemorySegment;
  * <h2>Who writes what</h2>
  * <ul>
  *   <li>{@code SUBMITTED} (with the admission bit, see {@code PoolCore}) is written by submitting threads with
- *       an atomic add: it is the acceptance point of every task.</li>
+ *       a CAS: it is the acceptance point of every task.</li>
  *   <li>The cold counters ({@code CANCELLED}, {@code REJECTED}, {@code RELEASED_OTHER}) are written with
  *       atomic adds by whoever cancels, rejects or releases a waitable slot: rare events.</li>
  *   <li>Each worker owns one block and is its only writer: plain read of its own value and a release
@@ -20,39 +20,85 @@ import java.lang.foreign.MemorySegment;
  * Readers load with acquire. A snapshot reads the worker blocks <em>before</em> the global words, so the
  * monotonic relations {@code finished <= started <= submitted} hold in every snapshot even while the pool
  * runs (each counter is incremented only after the event it counts and after the counters it follows).
- *
- * <pre>
- *   global block:   SUBMITTED @0 | (PAD) CANCELLED @0, REJECTED @8, RELEASED_OTHER @16,
- *                   STALLS_SEEN @24, OVERFLOW_SPAWNED @32, OVERFLOW_RETIRED @40 (LANE_EXTENSION watchdog)
- *   worker block i at WORKER_BLOCKS_OFFSET + i * WORKER_BLOCK_LENGTH (one PAD line each):
- *     STARTED @0  COMPLETED @8  FAILED @16  RELEASED @24  INLINE_RUNS @32  PARKS @40  WAKEUPS @48
- *     SPURIOUS_WAKEUPS @56
- * </pre>
  */
 public final class PoolCounters {
 
-    public static final long SUBMITTED_OFFSET = 0;
-    public static final long CANCELLED_OFFSET = CacheLine.PAD;
-    public static final long REJECTED_OFFSET = CacheLine.PAD + 8;
-    public static final long RELEASED_OTHER_OFFSET = CacheLine.PAD + 16;
-    /** LANE_EXTENSION watchdog: long-running default-lane tasks seen, overflow workers spawned / retired. */
-    public static final long STALLS_SEEN_OFFSET = CacheLine.PAD + 24;
-    public static final long OVERFLOW_SPAWNED_OFFSET = CacheLine.PAD + 32;
-    public static final long OVERFLOW_RETIRED_OFFSET = CacheLine.PAD + 40;
-    public static final long WORKER_BLOCKS_OFFSET = 2L * CacheLine.PAD;
+    /**
+     * Off-heap layout: the admission word, the cold shared counters, then one block per worker, each on its own
+     * PAD line (no two writers share a line).
+     * <pre>
+     *   SUBMITTED         long @0          accepted tasks (low 63 bits) | CLOSED_BIT (admission closed)
+     *   pad to PAD
+     *   cold block @PAD (rare atomic adds by any thread):
+     *     CANCELLED         long @PAD + 0
+     *     REJECTED          long @PAD + 8
+     *     RELEASED_OTHER    long @PAD + 16   slots freed by others: a waitable one by its first awaiter, a
+     *                                        cancelled detached one by the canceller
+     *     STALLS_SEEN       long @PAD + 24   LANE_EXTENSION watchdog: long-running default-lane tasks seen
+     *     OVERFLOW_SPAWNED  long @PAD + 32   LANE_EXTENSION watchdog: overflow workers started
+     *     OVERFLOW_RETIRED  long @PAD + 40   LANE_EXTENSION watchdog: overflow workers that exited
+     *     pad to PAD
+     *   worker block w at WORKER_BLOCKS_OFFSET + WORKER_BLOCK_LENGTH * w (= 2 * PAD + PAD * w), owner-written:
+     *     STARTED           long @0
+     *     COMPLETED         long @8
+     *     FAILED            long @16
+     *     RELEASED          long @24         detached slots this worker freed when their task ended
+     *     INLINE_RUNS       long @32         tasks run inline because the pool was full (caller-runs)
+     *     PARKS             long @40
+     *     WAKEUPS           long @48
+     *     SPURIOUS_WAKEUPS  long @56
+     *     STEALS            long @64         WORK_STEALING: successful steals (peer local queue or LIFO slot)
+     *     STEAL_FAILURES    long @72         WORK_STEALING: victims tried in vain
+     *     pad to PAD
+     * </pre>
+     */
+    public static final class Layout {
+        public static final long SUBMITTED_OFFSET = 0;
 
-    public static final long STARTED = 0;
-    public static final long COMPLETED = 8;
-    public static final long FAILED = 16;
-    public static final long RELEASED = 24;
-    public static final long INLINE_RUNS = 32;
-    public static final long PARKS = 40;
-    public static final long WAKEUPS = 48;
-    public static final long SPURIOUS_WAKEUPS = 56;
-    /** WORK_STEALING: successful steals (peer local queue or LIFO slot) and victims tried in vain. */
-    public static final long STEALS = 64;
-    public static final long STEAL_FAILURES = 72;
-    public static final long WORKER_BLOCK_LENGTH = CacheLine.PAD;
+        public static final long COLD_BLOCK_OFFSET = CacheLine.PAD;
+        public static final long CANCELLED_OFFSET = COLD_BLOCK_OFFSET;
+        public static final long REJECTED_OFFSET = COLD_BLOCK_OFFSET + 8;
+        public static final long RELEASED_OTHER_OFFSET = COLD_BLOCK_OFFSET + 16;
+        public static final long STALLS_SEEN_OFFSET = COLD_BLOCK_OFFSET + 24;
+        public static final long OVERFLOW_SPAWNED_OFFSET = COLD_BLOCK_OFFSET + 32;
+        public static final long OVERFLOW_RETIRED_OFFSET = COLD_BLOCK_OFFSET + 40;
+
+        public static final long WORKER_BLOCKS_OFFSET = 2L * CacheLine.PAD;
+        public static final long STARTED_OFFSET = 0;
+        public static final long COMPLETED_OFFSET = 8;
+        public static final long FAILED_OFFSET = 16;
+        public static final long RELEASED_OFFSET = 24;
+        public static final long INLINE_RUNS_OFFSET = 32;
+        public static final long PARKS_OFFSET = 40;
+        public static final long WAKEUPS_OFFSET = 48;
+        public static final long SPURIOUS_WAKEUPS_OFFSET = 56;
+        public static final long STEALS_OFFSET = 64;
+        public static final long STEAL_FAILURES_OFFSET = 72;
+        public static final long WORKER_BLOCK_LENGTH = CacheLine.PAD;
+
+        private Layout() {}
+
+        /** The whole block for {@code workers} worker slots. */
+        public static long bytes(int workers) {
+            return WORKER_BLOCKS_OFFSET + WORKER_BLOCK_LENGTH * workers;
+        }
+
+        static long workerFieldOffset(int w, long field) {
+            return WORKER_BLOCKS_OFFSET + WORKER_BLOCK_LENGTH * w + field;
+        }
+    }
+
+    // ---- per-worker fields, as passed to increment / add / get / sum: their offsets in a worker block ----
+    public static final long STARTED = Layout.STARTED_OFFSET;
+    public static final long COMPLETED = Layout.COMPLETED_OFFSET;
+    public static final long FAILED = Layout.FAILED_OFFSET;
+    public static final long RELEASED = Layout.RELEASED_OFFSET;
+    public static final long INLINE_RUNS = Layout.INLINE_RUNS_OFFSET;
+    public static final long PARKS = Layout.PARKS_OFFSET;
+    public static final long WAKEUPS = Layout.WAKEUPS_OFFSET;
+    public static final long SPURIOUS_WAKEUPS = Layout.SPURIOUS_WAKEUPS_OFFSET;
+    public static final long STEALS = Layout.STEALS_OFFSET;
+    public static final long STEAL_FAILURES = Layout.STEAL_FAILURES_OFFSET;
 
     /** The admission bit of the SUBMITTED word: set once shutdown begins; the low 63 bits count tasks. */
     public static final long CLOSED_BIT = Long.MIN_VALUE;
@@ -62,7 +108,7 @@ public final class PoolCounters {
 
     public PoolCounters(PoolMemory memory, int workers) {
         this.workers = workers;
-        this.seg = memory.allocate("counters", WORKER_BLOCKS_OFFSET + WORKER_BLOCK_LENGTH * workers);
+        this.seg = memory.allocate("counters", Layout.bytes(workers));
     }
 
     public int workers() {
@@ -78,13 +124,13 @@ public final class PoolCounters {
     public boolean tryAccept(long n) {
         final MemorySegment s = seg;
         for (;;) {
-            long v = Mem.getLongVolatile(s, SUBMITTED_OFFSET);
+            long v = Mem.getLongVolatile(s, Layout.SUBMITTED_OFFSET);
             if ((v & CLOSED_BIT) != 0) {
                 return false;
             }
             // CAS (volatile): the acceptance point, totally ordered with shutdown's getAndOr of CLOSED_BIT:
             // every task is either counted in the value shutdown saw, or sees the bit and is rejected.
-            if (Mem.casLong(s, SUBMITTED_OFFSET, v, v + n)) {
+            if (Mem.casLong(s, Layout.SUBMITTED_OFFSET, v, v + n)) {
                 return true;
             }
         }
@@ -93,49 +139,49 @@ public final class PoolCounters {
     /** Sets the admission bit; returns the number of tasks accepted before it (stable from now on). */
     public long closeAdmission() {
         // getAndOr (volatile): pairs with tryAccept's CAS; see there.
-        return Mem.getAndOrLong(seg, SUBMITTED_OFFSET, CLOSED_BIT) & ~CLOSED_BIT;
+        return Mem.getAndOrLong(seg, Layout.SUBMITTED_OFFSET, CLOSED_BIT) & ~CLOSED_BIT;
     }
 
     public boolean admissionClosed() {
-        return (Mem.getLongVolatile(seg, SUBMITTED_OFFSET) & CLOSED_BIT) != 0;
+        return (Mem.getLongVolatile(seg, Layout.SUBMITTED_OFFSET) & CLOSED_BIT) != 0;
     }
 
     /** Tasks accepted so far. A task whose accept is being undone may be counted for an instant. */
     public long submitted() {
-        return Mem.getLongAcquire(seg, SUBMITTED_OFFSET) & ~CLOSED_BIT;
+        return Mem.getLongAcquire(seg, Layout.SUBMITTED_OFFSET) & ~CLOSED_BIT;
     }
 
     // ---- cold shared counters ---------------------------------------------------------------------------
-    public void addCancelled(long n) { Mem.getAndAddLong(seg, CANCELLED_OFFSET, n); }
-    public void addRejected(long n) { Mem.getAndAddLong(seg, REJECTED_OFFSET, n); }
-    public void addReleasedOther(long n) { Mem.getAndAddLong(seg, RELEASED_OTHER_OFFSET, n); }
-    public long cancelled() { return Mem.getLongAcquire(seg, CANCELLED_OFFSET); }
-    public long rejected() { return Mem.getLongAcquire(seg, REJECTED_OFFSET); }
-    public long releasedOther() { return Mem.getLongAcquire(seg, RELEASED_OTHER_OFFSET); }
-    public void addStallsSeen(long n) { Mem.getAndAddLong(seg, STALLS_SEEN_OFFSET, n); }
-    public void addOverflowSpawned(long n) { Mem.getAndAddLong(seg, OVERFLOW_SPAWNED_OFFSET, n); }
-    public void addOverflowRetired(long n) { Mem.getAndAddLong(seg, OVERFLOW_RETIRED_OFFSET, n); }
-    public long stallsSeen() { return Mem.getLongAcquire(seg, STALLS_SEEN_OFFSET); }
-    public long overflowSpawned() { return Mem.getLongAcquire(seg, OVERFLOW_SPAWNED_OFFSET); }
-    public long overflowRetired() { return Mem.getLongAcquire(seg, OVERFLOW_RETIRED_OFFSET); }
+    public void addCancelled(long n) { Mem.getAndAddLong(seg, Layout.CANCELLED_OFFSET, n); }
+    public void addRejected(long n) { Mem.getAndAddLong(seg, Layout.REJECTED_OFFSET, n); }
+    public void addReleasedOther(long n) { Mem.getAndAddLong(seg, Layout.RELEASED_OTHER_OFFSET, n); }
+    public long cancelled() { return Mem.getLongAcquire(seg, Layout.CANCELLED_OFFSET); }
+    public long rejected() { return Mem.getLongAcquire(seg, Layout.REJECTED_OFFSET); }
+    public long releasedOther() { return Mem.getLongAcquire(seg, Layout.RELEASED_OTHER_OFFSET); }
+    public void addStallsSeen(long n) { Mem.getAndAddLong(seg, Layout.STALLS_SEEN_OFFSET, n); }
+    public void addOverflowSpawned(long n) { Mem.getAndAddLong(seg, Layout.OVERFLOW_SPAWNED_OFFSET, n); }
+    public void addOverflowRetired(long n) { Mem.getAndAddLong(seg, Layout.OVERFLOW_RETIRED_OFFSET, n); }
+    public long stallsSeen() { return Mem.getLongAcquire(seg, Layout.STALLS_SEEN_OFFSET); }
+    public long overflowSpawned() { return Mem.getLongAcquire(seg, Layout.OVERFLOW_SPAWNED_OFFSET); }
+    public long overflowRetired() { return Mem.getLongAcquire(seg, Layout.OVERFLOW_RETIRED_OFFSET); }
 
     // ---- per-worker, single writer ----------------------------------------------------------------------
 
     /** Owner-only increment of {@code field} in worker {@code w}'s block: plain read, release store. */
     public void increment(int w, long field) {
-        Mem.incrementOwnedRelease(seg, WORKER_BLOCKS_OFFSET + WORKER_BLOCK_LENGTH * w + field);
+        Mem.incrementOwnedRelease(seg, Layout.workerFieldOffset(w, field));
     }
 
     /** Owner-only add of {@code n} (plain read, release store, as {@link #increment}). */
     public void add(int w, long field, long n) {
-        long off = WORKER_BLOCKS_OFFSET + WORKER_BLOCK_LENGTH * w + field;
+        long off = Layout.workerFieldOffset(w, field);
         // plain read of our own word, release store: pairs with get()'s acquire.
         Mem.setLongRelease(seg, off, Mem.getLongPlain(seg, off) + n);
     }
 
     public long get(int w, long field) {
         // acquire: pairs with the owner's release store, so what it counted happened-before our read.
-        return Mem.getLongAcquire(seg, WORKER_BLOCKS_OFFSET + WORKER_BLOCK_LENGTH * w + field);
+        return Mem.getLongAcquire(seg, Layout.workerFieldOffset(w, field));
     }
 
     public long sum(long field) {
