@@ -198,6 +198,17 @@ public final class PoolCore {
     private long prevFinished = -1;
 
     public PoolCore(PoolConfig config) {
+        this(config, ConstructionHook.NONE);
+    }
+
+    /**
+     * Builds the pool. One construction path: once the arena exists, a failure anywhere (an allocation, an
+     * OutOfMemoryError on the heap arrays, a failed Thread.start, the JFR hook, the watchdog) goes to
+     * {@link #abortConstruction}, which stops and joins every thread already started and closes the arena, and
+     * is then rethrown; nothing is left alive. {@code hook} is the tests' fault-injection seam
+     * ({@link ConstructionHook}); the public constructor passes {@link ConstructionHook#NONE}.
+     */
+    PoolCore(PoolConfig config, ConstructionHook hook) {
         this.config = config;
         this.capacity = config.queueCapacity();
         this.workerCount = config.maxThreads();
@@ -214,6 +225,8 @@ public final class PoolCore {
 
         this.memory = PoolMemory.create();
         try {
+            hook.at(ConstructionHook.Stage.ARENA_CREATED, -1, memory);
+            this.errors = new RecentErrors(config.recentErrorCapacity()); // first: the structures may record into it
             this.table = new DescriptorTable(memory, capacity);
             this.inject = new BoundedRing(memory, "inject ring", capacity);
             this.counters = new PoolCounters(memory, slots);
@@ -250,38 +263,116 @@ public final class PoolCore {
                 this.execHist = null;
                 this.wakeHist = null;
             }
-        } catch (RuntimeException | Error e) {
-            memory.close();
-            throw e;
-        }
-        this.tasks = new Runnable[capacity];
-        this.groups = new WaitGroup[capacity];
-        this.failures = new Throwable[capacity];
-        this.signals = new SlotSignal[capacity];
-        this.errors = new RecentErrors(config.recentErrorCapacity());
-        this.scratch = new WorkerScratchBuffer[workerSlots()];
-        for (int i = 0; i < scratch.length; i++) {
-            scratch[i] = new WorkerScratchBuffer(this, memory, i, config.workerScratchCapBytes());
-        }
-        this.descriptorFree = table::hasFree;
-        this.admissionClosed = counters::admissionClosed;
+            hook.at(ConstructionHook.Stage.STRUCTURES_BUILT, -1, memory);
 
-        this.workers = new WorkerThread[workerCount];
-        for (int i = 0; i < workerCount; i++) {
-            // LANE_EXTENSION watches its default-lane workers' running tasks (Watchdog); nobody else does.
-            boolean watched = watchdog != null && i >= config.blockingWorkers();
-            WorkerThread w = new WorkerThread(this, i, config.threadNamePrefix() + i, config.daemon(), false, watched);
-            w.cpu = cpus.length > 0 ? cpus[i % cpus.length] : -1;
-            workers[i] = w;
-            parking.register(i, w);
+            hook.at(ConstructionHook.Stage.HEAP_STATE, -1, memory);
+            this.tasks = new Runnable[capacity];
+            this.groups = new WaitGroup[capacity];
+            this.failures = new Throwable[capacity];
+            this.signals = new SlotSignal[capacity];
+            this.scratch = new WorkerScratchBuffer[workerSlots()];
+            for (int i = 0; i < scratch.length; i++) {
+                scratch[i] = new WorkerScratchBuffer(this, memory, i, config.workerScratchCapBytes());
+            }
+            this.descriptorFree = table::hasFree;
+            this.admissionClosed = counters::admissionClosed;
+
+            this.workers = new WorkerThread[workerCount];
+            for (int i = 0; i < workerCount; i++) {
+                // LANE_EXTENSION watches its default-lane workers' running tasks (Watchdog); nobody else does.
+                boolean watched = watchdog != null && i >= config.blockingWorkers();
+                WorkerThread w = new WorkerThread(this, i, config.threadNamePrefix() + i, config.daemon(), false,
+                        watched);
+                w.cpu = cpus.length > 0 ? cpus[i % cpus.length] : -1;
+                workers[i] = w;
+                parking.register(i, w);
+            }
+            // Thread.start happens-before everything the worker does, so the fields above are visible to it.
+            for (WorkerThread w : workers) {
+                hook.at(ConstructionHook.Stage.WORKER_START, w.index, memory);
+                w.start();
+            }
+            hook.at(ConstructionHook.Stage.JFR_HOOK, -1, memory);
+            this.jfrStatsHook = PoolEvents.registerPeriodicStats(config.threadNamePrefix(), this::statsSnapshot);
+            if (watchdog != null) {
+                hook.at(ConstructionHook.Stage.WATCHDOG_START, -1, memory);
+                watchdog.start();
+            }
+        } catch (Throwable failure) {
+            abortConstruction(failure); // reads the fields assigned so far; the others are still null
+            throw failure; // precise rethrow: only the unchecked failures of the block above
         }
-        // Thread.start happens-before everything the worker does, so the fields above are visible to it.
-        for (WorkerThread w : workers) {
-            w.start();
+    }
+
+    /**
+     * The failure path of the constructor: nothing of a half-built pool may stay alive. Stops and joins every
+     * thread already started (the watchdog first, as in shutdown, then the workers: no task was ever accepted,
+     * so each exits at its next idle check), joins any overflow worker, removes the JFR hook, then closes the
+     * arena, after the last thread that could touch it has ended. Fields not assigned yet are null. Every
+     * failure of this clean-up is added to {@code failure} as suppressed; the interrupt status is kept.
+     */
+    private void abortConstruction(Throwable failure) {
+        boolean interrupted = false;
+        stopWorkers = true; // volatile: each started worker re-checks it after the wake below
+        try {
+            if (watchdog != null) {
+                for (;;) {
+                    try {
+                        watchdog.stop(Long.MAX_VALUE); // joins its thread (at once if it never started)
+                        break;
+                    } catch (InterruptedException e) {
+                        interrupted = true; // the joins must finish before the arena goes: wait on
+                    }
+                }
+            }
+            if (parking != null) {
+                parking.wakeAll(); // after the volatile store of stopWorkers, as in shutdown
+            }
+            if (workers != null) {
+                for (WorkerThread w : workers) {
+                    interrupted |= w != null && joinUninterruptibly(w); // at once if it never started
+                }
+            }
+            if (watchdog != null) {
+                for (;;) {
+                    try {
+                        watchdog.joinOverflow(Long.MAX_VALUE);
+                        break;
+                    } catch (InterruptedException e) {
+                        interrupted = true;
+                    }
+                }
+            }
+        } catch (Throwable t) {
+            failure.addSuppressed(t);
         }
-        this.jfrStatsHook = PoolEvents.registerPeriodicStats(config.threadNamePrefix(), this::statsSnapshot);
-        if (watchdog != null) {
-            watchdog.start();
+        if (jfrStatsHook != null) {
+            try {
+                jfrStatsHook.close();
+            } catch (Throwable t) {
+                failure.addSuppressed(t);
+            }
+        }
+        try {
+            memory.close(); // frees every block, the scheduler's releasable ones included
+        } catch (Throwable t) {
+            failure.addSuppressed(t);
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Joins {@code t} to its end whatever interrupts come; returns whether one came. */
+    private static boolean joinUninterruptibly(Thread t) {
+        boolean interrupted = false;
+        for (;;) {
+            try {
+                t.join();
+                return interrupted;
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
         }
     }
 
