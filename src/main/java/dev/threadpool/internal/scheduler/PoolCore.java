@@ -234,12 +234,13 @@ public final class PoolCore {
             this.space = new SpaceWaiters(memory, "space waiters");
             this.submitters = new SubmitterRegistry(memory);
             if (config.schedulerVariant() == SchedulerVariant.LANE_EXTENSION) {
-                LaneScheduler lanes = new LaneScheduler(memory, config, inject, table, parking, counters, submitters);
+                LaneScheduler lanes = new LaneScheduler(memory, config, inject, table, parking, counters, submitters,
+                        errors);
                 this.scheduler = lanes;
                 this.watchdog = new Watchdog(this, config, memory, lanes, counters, parking);
             } else {
                 this.scheduler = config.schedulerVariant() == SchedulerVariant.WORK_STEALING
-                        ? new WorkStealingScheduler(memory, config, inject, parking, counters, submitters)
+                        ? new WorkStealingScheduler(memory, config, inject, parking, counters, submitters, errors)
                         : new GlobalQueueScheduler(memory, config, inject, parking);
                 this.watchdog = null;
             }
