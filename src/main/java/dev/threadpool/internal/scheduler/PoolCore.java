@@ -306,14 +306,23 @@ public final class PoolCore {
     }
 
     /**
-     * The failure path of the constructor: nothing of a half-built pool may stay alive. Stops and joins every
-     * thread already started (the watchdog first, as in shutdown, then the workers: no task was ever accepted,
-     * so each exits at its next idle check), joins any overflow worker, removes the JFR hook, then closes the
-     * arena, after the last thread that could touch it has ended. Fields not assigned yet are null. Every
-     * failure of this clean-up is added to {@code failure} as suppressed; the interrupt status is kept.
+     * The failure path of the constructor: nothing of a half-built pool may stay alive. Removes the JFR hook
+     * (first: no periodic snapshot starts after it), stops and joins every thread already started (the watchdog
+     * first, as in shutdown, then the workers: no task was ever accepted, so each exits at its next idle
+     * check), joins any overflow worker, then closes the arena, after the last thread that could touch it has
+     * ended, under closeLock (a periodic snapshot already in flight finishes first). Fields not assigned yet
+     * are null. Every failure of this clean-up is added to {@code failure} as suppressed; the interrupt status
+     * is kept.
      */
     private void abortConstruction(Throwable failure) {
         boolean interrupted = false;
+        if (jfrStatsHook != null) {
+            try {
+                jfrStatsHook.close();
+            } catch (Throwable t) {
+                failure.addSuppressed(t);
+            }
+        }
         stopWorkers = true; // volatile: each started worker re-checks it after the wake below
         try {
             if (watchdog != null) {
@@ -347,17 +356,13 @@ public final class PoolCore {
         } catch (Throwable t) {
             failure.addSuppressed(t);
         }
-        if (jfrStatsHook != null) {
+        synchronized (closeLock) {
+            lifecycle = CLOSED; // volatile: as after close(), for anything that still holds this object
             try {
-                jfrStatsHook.close();
+                memory.close(); // frees every block, the scheduler's releasable ones included
             } catch (Throwable t) {
                 failure.addSuppressed(t);
             }
-        }
-        try {
-            memory.close(); // frees every block, the scheduler's releasable ones included
-        } catch (Throwable t) {
-            failure.addSuppressed(t);
         }
         if (interrupted) {
             Thread.currentThread().interrupt();
