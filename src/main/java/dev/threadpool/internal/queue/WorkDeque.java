@@ -172,8 +172,8 @@ public final class WorkDeque implements AutoCloseable {
      *
      * @throws IllegalArgumentException if {@code value} is {@link QueueEntry#EMPTY} or {@link #ABORT}
      * @throws IllegalStateException if the deque already holds {@link Layout#MAX_CAPACITY} entries
-     * @throws OutOfMemoryError if the array had to grow and the new one could not be allocated
-     * In every case the deque is unchanged: nothing is written before the growth has succeeded.
+     * @throws OutOfMemoryError if the array had to grow and the new one could not be allocated (after any of
+     *         these the deque is unchanged: nothing is written before the growth has succeeded)
      */
     public void push(long value) {
         if ((value | 1L) == -1L) { // exactly the two sentinels, -1 and -2
