@@ -1,6 +1,7 @@
 package dev.threadpool;
 
 import dev.threadpool.internal.scheduler.PoolCore;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -40,6 +41,12 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * workers' per-task path and make a worker join its siblings; one short-lived thread per pool lifetime, only
  * for pools used through this view, keeps the hot path untouched.
  *
+ * <h2>Who gets a swept task</h2>
+ * Each {@code shutdownNow} call collects into a list of its own, registered while its sweep runs: a task its own
+ * sweep removes goes to its list; one that another thread's sweep removes meanwhile (a racing {@code close()}
+ * or {@code ThreadPool.shutdown(CANCEL_PENDING)}) goes to the oldest collecting call. So concurrent
+ * {@code shutdownNow} calls each return a list, and every swept task is in exactly one of them.
+ *
  * <p>A task that a CANCEL_PENDING sweep removes while no {@code shutdownNow} is collecting (a sweep by a later
  * {@code ThreadPool.shutdown(CANCEL_PENDING)}, or of an entry whose submit was still in flight) is a task nobody
  * will ever receive: if it is a {@link Future}, it is cancelled so that {@code get()} does not hang.
@@ -53,8 +60,14 @@ final class PoolExecutorService extends AbstractExecutorService {
     private final AtomicBoolean terminatorStarted = new AtomicBoolean();
     private final CountDownLatch terminated = new CountDownLatch(1);
     private final Object sweepLock = new Object();
-    /** Non-null while a shutdownNow collects the swept tasks (guarded by sweepLock). */
-    private List<Runnable> collecting;
+    /** The shutdownNow calls collecting swept tasks right now, oldest first (guarded by sweepLock). */
+    private final ArrayDeque<Collector> collecting = new ArrayDeque<>();
+
+    /** One shutdownNow call's list; identity equality, so removing it removes this call's, not an equal one. */
+    private static final class Collector {
+        final Thread owner = Thread.currentThread();
+        final List<Runnable> tasks = new ArrayList<>();
+    }
 
     PoolExecutorService(ThreadPool pool, PoolCore core) {
         this.pool = pool;
@@ -80,21 +93,20 @@ final class PoolExecutorService extends AbstractExecutorService {
 
     @Override
     public List<Runnable> shutdownNow() {
-        List<Runnable> neverRan;
+        Collector mine = new Collector();
         synchronized (sweepLock) {
-            collecting = new ArrayList<>();
+            collecting.addLast(mine);
         }
         try {
-            core.cancelQueuedNow();
+            core.cancelQueuedNow(); // counted by the pool's close(): safe while another thread closes it
         } finally {
             synchronized (sweepLock) {
-                neverRan = collecting;
-                collecting = null;
+                collecting.remove(mine);
             }
         }
         core.interruptWorkers();
         startTerminator();
-        return neverRan;
+        return mine.tasks; // ours alone from here on: no sweep adds to a collector once it is removed
     }
 
     @Override
@@ -195,25 +207,26 @@ final class PoolExecutorService extends AbstractExecutorService {
     }
 
     /**
-     * The blocking half of the pool's shutdown. {@link ThreadPool#close()} on another thread waits for every
-     * thread inside {@code PoolCore.shutdown} before it frees the arena, so our loop never reads freed memory;
-     * a call made after close returns at once. The catch covers a closed pool's clear "pool is closed" refusal.
+     * The blocking half of the pool's shutdown; never called from a worker of the pool. {@link ThreadPool#close()}
+     * on another thread waits for every thread inside {@code PoolCore.shutdown} (an arena caller, like
+     * {@code cancelQueuedNow} and {@code closeAdmission}) before it frees the arena, so our loop never reads
+     * freed memory; a call made once the pool is terminated or closed returns true at once.
      */
     private boolean completeShutdown(long nanos) throws InterruptedException {
-        try {
-            return core.shutdown(ShutdownMode.DRAIN, nanos); // DRAIN never downgrades an earlier CANCEL_PENDING
-        } catch (IllegalStateException closedUnderUs) {
-            if (core.isClosed()) {
-                return true;
-            }
-            throw closedUnderUs;
-        }
+        return core.shutdown(ShutdownMode.DRAIN, nanos); // DRAIN never downgrades an earlier CANCEL_PENDING
     }
 
     private void swept(Runnable task) {
         synchronized (sweepLock) {
-            if (collecting != null) {
-                collecting.add(task);
+            Collector to = collecting.peekFirst(); // a sweep on another thread: the oldest collecting call
+            for (Collector c : collecting) {
+                if (c.owner == Thread.currentThread()) {
+                    to = c; // the calling shutdownNow's own sweep
+                    break;
+                }
+            }
+            if (to != null) {
+                to.tasks.add(task);
                 return;
             }
         }

@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Predicate;
 
 /**
  * The one allocator of a pool: every pool-owned byte is allocated here, in the pool's own {@link Arena},
@@ -49,6 +50,8 @@ public final class PoolMemory implements AutoCloseable {
     private volatile long totalFreeBytes;
     private volatile long peakLiveBytes;
     private volatile boolean closed;
+    /** Test seam ({@link #failAllocationsForTest}): purposes whose allocation fails; null in production. */
+    private Predicate<String> failing; // guarded by lock
 
     private record Block(String purpose, long usable, long counted, Arena ownArena) {}
 
@@ -92,6 +95,11 @@ public final class PoolMemory implements AutoCloseable {
         long raw = countedSize(bytes);
         synchronized (lock) {
             ensureOpen();
+            Predicate<String> f = failing;
+            if (f != null && f.test(purpose)) { // null in production: one field read on a cold path
+                throw new OutOfMemoryError("injected allocation failure (test seam) of " + raw + " bytes for "
+                        + purpose);
+            }
             Arena owner = canRelease ? (confinedToGc ? Arena.ofAuto() : Arena.ofShared()) : arena;
             MemorySegment rawSeg = owner.allocate(raw, 1); // zero-filled by the JDK
             long skip = (-rawSeg.address()) & (CacheLine.PAD - 1);
@@ -157,6 +165,17 @@ public final class PoolMemory implements AutoCloseable {
             if (!confinedToGc) {
                 arena.close();
             }
+        }
+    }
+
+    /**
+     * Fault-injection seam for tests: from now on every allocation whose purpose {@code fails} accepts throws
+     * {@link OutOfMemoryError} before allocating anything, as a failing {@code malloc} does under FFM; null
+     * stops it. Production code never calls it.
+     */
+    public void failAllocationsForTest(Predicate<String> fails) {
+        synchronized (lock) {
+            failing = fails;
         }
     }
 

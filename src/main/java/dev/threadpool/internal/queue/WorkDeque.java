@@ -51,6 +51,10 @@ import java.lang.invoke.VarHandle;
  * deque existed. Retired arrays cost at most the current one's size again (2 + 4 + ... + n/2 &lt; n). Push
  * allocates only when it grows; a latency-sensitive user sizes {@code initialCapacity} so it never does.
  *
+ * <p>A growth that fails (the allocation throws, or the deque is at {@link Layout#MAX_CAPACITY}) throws out of
+ * {@code push} before anything is written: the deque is unchanged and the value was not pushed, so the caller
+ * still holds it and can place it elsewhere (the pool's local queues put it on the inject ring).
+ *
  * <h2>The array "pointer"</h2>
  * Java cannot keep a reference to a segment in off-heap memory. The off-heap {@code ARRAY} word holds the
  * <em>generation</em> {@code g} of the current array; the arrays themselves sit in {@link #generations}, an
@@ -168,6 +172,8 @@ public final class WorkDeque implements AutoCloseable {
      *
      * @throws IllegalArgumentException if {@code value} is {@link QueueEntry#EMPTY} or {@link #ABORT}
      * @throws IllegalStateException if the deque already holds {@link Layout#MAX_CAPACITY} entries
+     * @throws OutOfMemoryError if the array had to grow and the new one could not be allocated (after any of
+     *         these the deque is unchanged: nothing is written before the growth has succeeded)
      */
     public void push(long value) {
         if ((value | 1L) == -1L) { // exactly the two sentinels, -1 and -2
@@ -233,6 +239,7 @@ public final class WorkDeque implements AutoCloseable {
     /**
      * Doubles the array: copies {@code [t, b)} to the same indices of a fresh array and publishes it. The old
      * array stays allocated (retired) until {@link #close()}. Returns the new generation. Owner only; cold.
+     * Throws, with nothing changed, if the deque is at its maximum or the allocation fails: both come first.
      */
     private long grow(MemorySegment old, long g, long t, long b) {
         long oldCap = capacityOf(g);

@@ -5,6 +5,7 @@ import dev.threadpool.internal.memory.PoolMemory;
 import dev.threadpool.internal.queue.BoundedRing;
 import dev.threadpool.internal.queue.QueueEntry;
 import dev.threadpool.internal.stats.PoolCounters;
+import dev.threadpool.internal.stats.RecentErrors;
 
 /**
  * LANE_EXTENSION topology: the WORK_STEALING default lane (composed, unchanged) plus a blocking lane, one
@@ -56,10 +57,10 @@ final class LaneScheduler implements Scheduler {
     private final long otherMask;
 
     LaneScheduler(PoolMemory memory, PoolConfig config, BoundedRing inject, DescriptorTable table,
-            ParkingLot parking, PoolCounters counters, SubmitterRegistry submitters) {
+            ParkingLot parking, PoolCounters counters, SubmitterRegistry submitters, RecentErrors errors) {
         // Registered submitters take the external path here (the Scheduler defaults: no own queue), so that a
         // BLOCKING entry from a Submitter still reaches the blocking ring; their queues in `defaults` stay empty.
-        this.defaults = new WorkStealingScheduler(memory, config, inject, parking, counters, submitters);
+        this.defaults = new WorkStealingScheduler(memory, config, inject, parking, counters, submitters, errors);
         this.blocking = new BoundedRing(memory, "blocking inject ring", config.queueCapacity());
         this.table = table;
         this.parking = parking;

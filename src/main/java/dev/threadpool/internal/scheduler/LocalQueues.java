@@ -8,6 +8,7 @@ import dev.threadpool.internal.queue.BoundedRing;
 import dev.threadpool.internal.queue.QueueEntry;
 import dev.threadpool.internal.queue.RingQueue;
 import dev.threadpool.internal.queue.WorkDeque;
+import dev.threadpool.internal.stats.RecentErrors;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -17,6 +18,17 @@ import java.lang.foreign.MemorySegment;
  * {@link QueueKind#RING}: one bounded SPMC {@link RingQueue} per worker (owner FIFO pop, thieves
  * {@link RingQueue#stealHalf}). {@link QueueKind#CHASE_LEV}: one growable {@link WorkDeque} per worker, first
  * sized {@code localQueueCapacity} (owner LIFO take, thieves steal one at a time, up to half).
+ *
+ * <h2>A deque that cannot grow</h2>
+ * A deque grows from the arena when an owner push finds it full. If that allocation fails (the native allocator
+ * is out of memory: {@code OutOfMemoryError}) or the deque is at {@link WorkDeque.Layout#MAX_CAPACITY}, the
+ * entry, already accepted, must not be lost: {@link WorkDeque#push} leaves the deque unchanged when growing
+ * fails, {@link #push} records the failure in {@link RecentErrors} (never thrown into the worker or the
+ * submitting task) and returns false, exactly as a full RING queue does, and the caller places the entry
+ * elsewhere: the scheduler's pushLocal puts it on the inject ring (waiting for room there like any other push,
+ * via the submit path's retry), the inject refill pushes it back to the ring. A steal never grows the thief's
+ * deque: it takes at most what fits ({@link #free} + 1, the one it runs included), so a thief never holds a
+ * stolen entry it cannot place. Each failed growth is recorded (a later push tries to grow again).
  *
  * <h2>workers_nonempty</h2>
  * One off-heap long, bit {@code w} set while worker {@code w}'s queue may be non-empty. Only the owner sets or
@@ -34,9 +46,12 @@ final class LocalQueues {
     private final WorkDeque[] deques;  // CHASE_LEV kind, else null
     private final MemorySegment bitmap;
     private final int workers;
+    /** Where a failed deque growth is recorded (the pool's recentErrors). */
+    private final RecentErrors errors;
 
-    LocalQueues(PoolMemory memory, QueueKind kind, int workers, int capacity) {
+    LocalQueues(PoolMemory memory, QueueKind kind, int workers, int capacity, RecentErrors errors) {
         this.workers = workers;
+        this.errors = errors;
         this.bitmap = memory.allocate("workers_nonempty", CacheLine.PAD);
         if (kind == QueueKind.CHASE_LEV) {
             rings = null;
@@ -57,19 +72,31 @@ final class LocalQueues {
     // OWNER (worker w only)
     // =====================================================================================================
 
-    /** Pushes into w's queue; false when a RING queue is full (a deque grows). */
+    /**
+     * Pushes into w's queue; false when a RING queue is full or a deque is full and could not grow (the failure
+     * is recorded; see "A deque that cannot grow"). On false the entry is still the caller's to place.
+     */
     boolean push(int w, long entry) {
-        boolean ok;
-        if (rings != null) {
-            ok = rings[w].tryPush(entry); // release store of tail publishes the cell to thieves
-        } else {
-            deques[w].push(entry);
-            ok = true;
-        }
+        boolean ok = rings != null
+                ? rings[w].tryPush(entry) // release store of tail publishes the cell to thieves
+                : pushDeque(w, entry);
         if (ok) {
             markNonEmpty(w);
         }
         return ok;
+    }
+
+    /** Owner push into deque w; false, with the deque unchanged and the failure recorded, if growing it failed. */
+    private boolean pushDeque(int w, long entry) {
+        try {
+            deques[w].push(entry); // the release fence inside publishes the slot to thieves
+            return true;
+        } catch (OutOfMemoryError | IllegalStateException growthFailed) {
+            // Only growth throws these (the allocation, or MAX_CAPACITY reached), before it changes anything:
+            // the deque is as it was and the entry was not pushed. Recorded, not thrown into the worker.
+            errors.record(growthFailed);
+            return false;
+        }
     }
 
     /**
@@ -159,7 +186,9 @@ final class LocalQueues {
             return e;
         }
         WorkDeque victim = deques[v];
-        long n = Math.min(max, (victim.size() + 1) / 2);
+        // At most what fits in our own deque without growing it (+1: the one we run), so the pushes below never
+        // allocate and cannot fail: a stolen entry always has a place (see "A deque that cannot grow").
+        long n = Math.min(Math.min(max, (victim.size() + 1) / 2), free(thief) + 1L);
         long first = QueueEntry.EMPTY;
         for (long k = 0; k < n; k++) {
             long e = victim.steal();
@@ -172,7 +201,7 @@ final class LocalQueues {
             if (first == QueueEntry.EMPTY) {
                 first = e;
             } else {
-                deques[thief].push(e); // our own deque: owner push
+                deques[thief].push(e); // our own deque: owner push; fits (n bound above), so it never grows
             }
         }
         if (first != QueueEntry.EMPTY && n > 1 && deques[thief].size() > 0) {
@@ -193,7 +222,8 @@ final class LocalQueues {
             }
             return e;
         }
-        long n = Math.min(max, (victim.size() + 1) / 2);
+        // bounded by our free cells as in stealFrom: the pushes below never grow our deque
+        long n = Math.min(Math.min(max, (victim.size() + 1) / 2), free(thief) + 1L);
         long first = QueueEntry.EMPTY;
         for (long k = 0; k < n; k++) {
             long e = victim.steal(); // CAS on the victim's head; EMPTY only when it is empty
@@ -203,7 +233,7 @@ final class LocalQueues {
             if (first == QueueEntry.EMPTY) {
                 first = e;
             } else {
-                deques[thief].push(e); // our own deque: owner push
+                deques[thief].push(e); // our own deque: owner push; fits, so it never grows
             }
         }
         if (first != QueueEntry.EMPTY && deques[thief].size() > 0) {

@@ -81,13 +81,13 @@ public final class PoolCore {
     static final int CLOSED = 3;
 
     private static final VarHandle LIFECYCLE;
-    private static final VarHandle SHUTDOWN_CALLERS;
+    private static final VarHandle ARENA_CALLERS;
     private static final VarHandle SIGNALS = MethodHandles.arrayElementVarHandle(SlotSignal[].class);
 
     static {
         try {
             LIFECYCLE = MethodHandles.lookup().findVarHandle(PoolCore.class, "lifecycle", int.class);
-            SHUTDOWN_CALLERS = MethodHandles.lookup().findVarHandle(PoolCore.class, "shutdownCallers", int.class);
+            ARENA_CALLERS = MethodHandles.lookup().findVarHandle(PoolCore.class, "arenaCallers", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -113,8 +113,12 @@ public final class PoolCore {
     private static final long SHUTDOWN_POLL_NANOS = 1_000_000L;
 
     private volatile int lifecycle = RUNNING;
-    /** Threads inside {@link #shutdown} (which may read the arena); {@link #close} waits for zero. */
-    private volatile int shutdownCallers;
+    /**
+     * Threads inside a lifecycle path that may touch the arena while another thread closes the pool
+     * ({@link #shutdown}, {@link #closeAdmission}, {@link #cancelQueuedNow}); {@link #close} waits for zero
+     * before it frees the arena. See {@link #enterArena}.
+     */
+    private volatile int arenaCallers;
     private volatile boolean cancelRequested;
     private volatile boolean stopWorkers;
     private volatile long acceptedAtClose = -1;
@@ -194,6 +198,17 @@ public final class PoolCore {
     private long prevFinished = -1;
 
     public PoolCore(PoolConfig config) {
+        this(config, ConstructionHook.NONE);
+    }
+
+    /**
+     * Builds the pool. One construction path: once the arena exists, a failure anywhere (an allocation, an
+     * OutOfMemoryError on the heap arrays, a failed Thread.start, the JFR hook, the watchdog) goes to
+     * {@link #abortConstruction}, which stops and joins every thread already started and closes the arena, and
+     * is then rethrown; nothing is left alive. {@code hook} is the tests' fault-injection seam
+     * ({@link ConstructionHook}); the public constructor passes {@link ConstructionHook#NONE}.
+     */
+    PoolCore(PoolConfig config, ConstructionHook hook) {
         this.config = config;
         this.capacity = config.queueCapacity();
         this.workerCount = config.maxThreads();
@@ -210,6 +225,8 @@ public final class PoolCore {
 
         this.memory = PoolMemory.create();
         try {
+            hook.at(ConstructionHook.Stage.ARENA_CREATED, -1, memory);
+            this.errors = new RecentErrors(config.recentErrorCapacity()); // first: the structures may record into it
             this.table = new DescriptorTable(memory, capacity);
             this.inject = new BoundedRing(memory, "inject ring", capacity);
             this.counters = new PoolCounters(memory, slots);
@@ -217,12 +234,13 @@ public final class PoolCore {
             this.space = new SpaceWaiters(memory, "space waiters");
             this.submitters = new SubmitterRegistry(memory);
             if (config.schedulerVariant() == SchedulerVariant.LANE_EXTENSION) {
-                LaneScheduler lanes = new LaneScheduler(memory, config, inject, table, parking, counters, submitters);
+                LaneScheduler lanes = new LaneScheduler(memory, config, inject, table, parking, counters, submitters,
+                        errors);
                 this.scheduler = lanes;
                 this.watchdog = new Watchdog(this, config, memory, lanes, counters, parking);
             } else {
                 this.scheduler = config.schedulerVariant() == SchedulerVariant.WORK_STEALING
-                        ? new WorkStealingScheduler(memory, config, inject, parking, counters, submitters)
+                        ? new WorkStealingScheduler(memory, config, inject, parking, counters, submitters, errors)
                         : new GlobalQueueScheduler(memory, config, inject, parking);
                 this.watchdog = null;
             }
@@ -246,38 +264,121 @@ public final class PoolCore {
                 this.execHist = null;
                 this.wakeHist = null;
             }
-        } catch (RuntimeException | Error e) {
-            memory.close();
-            throw e;
-        }
-        this.tasks = new Runnable[capacity];
-        this.groups = new WaitGroup[capacity];
-        this.failures = new Throwable[capacity];
-        this.signals = new SlotSignal[capacity];
-        this.errors = new RecentErrors(config.recentErrorCapacity());
-        this.scratch = new WorkerScratchBuffer[workerSlots()];
-        for (int i = 0; i < scratch.length; i++) {
-            scratch[i] = new WorkerScratchBuffer(this, memory, i, config.workerScratchCapBytes());
-        }
-        this.descriptorFree = table::hasFree;
-        this.admissionClosed = counters::admissionClosed;
+            hook.at(ConstructionHook.Stage.STRUCTURES_BUILT, -1, memory);
 
-        this.workers = new WorkerThread[workerCount];
-        for (int i = 0; i < workerCount; i++) {
-            // LANE_EXTENSION watches its default-lane workers' running tasks (Watchdog); nobody else does.
-            boolean watched = watchdog != null && i >= config.blockingWorkers();
-            WorkerThread w = new WorkerThread(this, i, config.threadNamePrefix() + i, config.daemon(), false, watched);
-            w.cpu = cpus.length > 0 ? cpus[i % cpus.length] : -1;
-            workers[i] = w;
-            parking.register(i, w);
+            hook.at(ConstructionHook.Stage.HEAP_STATE, -1, memory);
+            this.tasks = new Runnable[capacity];
+            this.groups = new WaitGroup[capacity];
+            this.failures = new Throwable[capacity];
+            this.signals = new SlotSignal[capacity];
+            this.scratch = new WorkerScratchBuffer[workerSlots()];
+            for (int i = 0; i < scratch.length; i++) {
+                scratch[i] = new WorkerScratchBuffer(this, memory, i, config.workerScratchCapBytes());
+            }
+            this.descriptorFree = table::hasFree;
+            this.admissionClosed = counters::admissionClosed;
+
+            this.workers = new WorkerThread[workerCount];
+            for (int i = 0; i < workerCount; i++) {
+                // LANE_EXTENSION watches its default-lane workers' running tasks (Watchdog); nobody else does.
+                boolean watched = watchdog != null && i >= config.blockingWorkers();
+                WorkerThread w = new WorkerThread(this, i, config.threadNamePrefix() + i, config.daemon(), false,
+                        watched);
+                w.cpu = cpus.length > 0 ? cpus[i % cpus.length] : -1;
+                workers[i] = w;
+                parking.register(i, w);
+            }
+            // Thread.start happens-before everything the worker does, so the fields above are visible to it.
+            for (WorkerThread w : workers) {
+                hook.at(ConstructionHook.Stage.WORKER_START, w.index, memory);
+                w.start();
+            }
+            hook.at(ConstructionHook.Stage.JFR_HOOK, -1, memory);
+            this.jfrStatsHook = PoolEvents.registerPeriodicStats(config.threadNamePrefix(), this::statsSnapshot);
+            if (watchdog != null) {
+                hook.at(ConstructionHook.Stage.WATCHDOG_START, -1, memory);
+                watchdog.start();
+            }
+        } catch (Throwable failure) {
+            abortConstruction(failure); // reads the fields assigned so far; the others are still null
+            throw failure; // precise rethrow: only the unchecked failures of the block above
         }
-        // Thread.start happens-before everything the worker does, so the fields above are visible to it.
-        for (WorkerThread w : workers) {
-            w.start();
+    }
+
+    /**
+     * The failure path of the constructor: nothing of a half-built pool may stay alive. Removes the JFR hook
+     * (first: no periodic snapshot starts after it), stops and joins every thread already started (the watchdog
+     * first, as in shutdown, then the workers: no task was ever accepted, so each exits at its next idle
+     * check), joins any overflow worker, then closes the arena, after the last thread that could touch it has
+     * ended, under closeLock (a periodic snapshot already in flight finishes first). Fields not assigned yet
+     * are null. Every failure of this clean-up is added to {@code failure} as suppressed; the interrupt status
+     * is kept.
+     */
+    private void abortConstruction(Throwable failure) {
+        boolean interrupted = false;
+        if (jfrStatsHook != null) {
+            try {
+                jfrStatsHook.close();
+            } catch (Throwable t) {
+                failure.addSuppressed(t);
+            }
         }
-        this.jfrStatsHook = PoolEvents.registerPeriodicStats(config.threadNamePrefix(), this::statsSnapshot);
-        if (watchdog != null) {
-            watchdog.start();
+        stopWorkers = true; // volatile: each started worker re-checks it after the wake below
+        try {
+            if (watchdog != null) {
+                for (;;) {
+                    try {
+                        watchdog.stop(Long.MAX_VALUE); // joins its thread (at once if it never started)
+                        break;
+                    } catch (InterruptedException e) {
+                        interrupted = true; // the joins must finish before the arena goes: wait on
+                    }
+                }
+            }
+            if (parking != null) {
+                parking.wakeAll(); // after the volatile store of stopWorkers, as in shutdown
+            }
+            if (workers != null) {
+                for (WorkerThread w : workers) {
+                    interrupted |= w != null && joinUninterruptibly(w); // at once if it never started
+                }
+            }
+            if (watchdog != null) {
+                for (;;) {
+                    try {
+                        watchdog.joinOverflow(Long.MAX_VALUE);
+                        break;
+                    } catch (InterruptedException e) {
+                        interrupted = true;
+                    }
+                }
+            }
+        } catch (Throwable t) {
+            failure.addSuppressed(t);
+        }
+        synchronized (closeLock) {
+            lifecycle = CLOSED; // volatile: as after close(), for anything that still holds this object
+            try {
+                memory.close(); // frees every block, the scheduler's releasable ones included
+            } catch (Throwable t) {
+                failure.addSuppressed(t);
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Joins {@code t} to its end whatever interrupts come; returns whether one came. */
+    private static boolean joinUninterruptibly(Thread t) {
+        boolean interrupted = false;
+        for (;;) {
+            try {
+                t.join();
+                return interrupted;
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
         }
     }
 
@@ -1216,21 +1317,45 @@ public final class PoolCore {
             throw new IllegalStateException("shutdown() called from a worker of this pool would wait for itself;"
                     + " call it from another thread");
         }
-        // Counted in while it may read the arena: close() waits for every such caller before freeing it.
-        // getAndAdd (seq_cst) before our lifecycle load; pairs with the TERMINATED CAS that precedes close()'s
-        // load of the count: either close sees us and waits, or we see TERMINATED and return without touching
-        // the arena (closeAdmission touches it only when it wins RUNNING -> SHUTTING_DOWN).
-        SHUTDOWN_CALLERS.getAndAdd(this, 1);
+        boolean open = enterArena(); // counted in while it may read the arena: see enterArena
         try {
-            return shutdownCounted(mode, nanos);
+            return !open || shutdownCounted(mode, nanos); // TERMINATED or CLOSED: nothing left to do
         } finally {
-            SHUTDOWN_CALLERS.getAndAdd(this, -1);
+            exitArena();
         }
     }
 
+    /**
+     * Counts the calling thread in as one that may touch the arena on a lifecycle path, and says whether it
+     * may: false once the pool is TERMINATED (every accepted task has ended and every worker is joined, so
+     * nothing is left for such a path to do, and the arena may be freed at any moment). Always paired with
+     * {@link #exitArena} in a finally block, whatever it returned. Every public path that may touch the arena
+     * after admission closed, concurrently with {@link #close}, goes through here: {@link #shutdown},
+     * {@link #closeAdmission}, {@link #cancelQueuedNow}. (Submits, awaits and handle calls racing close get
+     * the FFM "closed" exception instead, which the facade reports as a closed pool.)
+     *
+     * <p>Why it is enough: the getAndAdd here, the TERMINATED CAS in shutdownCounted and close()'s load of the
+     * count are all seq_cst, so they are in one total order. If close()'s load reads a count without us, our
+     * increment comes after that load, hence after the TERMINATED CAS that precedes it, and our lifecycle load
+     * below (after the increment) reads TERMINATED or CLOSED: we return false and touch nothing. Otherwise
+     * close() sees us and waits until our {@link #exitArena}.
+     */
+    private boolean enterArena() {
+        // getAndAdd (seq_cst): pairs with close()'s volatile load of the count, as argued above.
+        ARENA_CALLERS.getAndAdd(this, 1);
+        return lifecycle < TERMINATED; // volatile load, after the increment: see above
+    }
+
+    /** The end of an {@link #enterArena} region: our last arena access happens-before close() reads zero. */
+    private void exitArena() {
+        // getAndAdd (seq_cst, so also a release): pairs with close()'s volatile load that reads the count.
+        ARENA_CALLERS.getAndAdd(this, -1);
+    }
+
+    /** {@link #shutdown} inside its {@link #enterArena} region. */
     private boolean shutdownCounted(ShutdownMode mode, long nanos) throws InterruptedException {
         final long deadline = nanos == Long.MAX_VALUE ? Long.MAX_VALUE : System.nanoTime() + nanos;
-        closeAdmission(mode);
+        closeAdmissionCounted(mode);
         if (lifecycle >= TERMINATED) {
             return true;
         }
@@ -1284,9 +1409,23 @@ public final class PoolCore {
     /**
      * The non-blocking first half of {@link #shutdown}: refuses submissions from now on (a later CANCEL_PENDING
      * upgrades an earlier DRAIN). Safe from any thread, a worker of this pool included. Someone must still call
-     * {@link #shutdown} to let the workers stop and reach TERMINATED.
+     * {@link #shutdown} to let the workers stop and reach TERMINATED. Counted as an arena caller (it may
+     * run while another thread closes the pool: the ExecutorService view's shutdown()); a no-op once
+     * TERMINATED.
      */
     public void closeAdmission(ShutdownMode mode) {
+        boolean open = enterArena();
+        try {
+            if (open) {
+                closeAdmissionCounted(mode);
+            }
+        } finally {
+            exitArena();
+        }
+    }
+
+    /** {@link #closeAdmission} inside an {@link #enterArena} region (it writes counters and space waiters). */
+    private void closeAdmissionCounted(ShutdownMode mode) {
         if (mode == ShutdownMode.CANCEL_PENDING) {
             cancelRequested = true;
         }
@@ -1310,11 +1449,20 @@ public final class PoolCore {
     /**
      * CANCEL_PENDING without waiting: closes admission and sweeps what is queued now, from the calling thread
      * (which may be one of this pool's workers). Entries whose submit is still between acceptance and push are
-     * swept by the next {@link #shutdown} call.
+     * swept by the next {@link #shutdown} call. Safe while another thread closes the pool: the sweep runs
+     * inside an {@link #enterArena} region, so close() frees the queues only after it; once the pool is
+     * TERMINATED nothing is queued and the call returns without touching the arena.
      */
     public void cancelQueuedNow() {
-        closeAdmission(ShutdownMode.CANCEL_PENDING);
-        sweepQueued();
+        boolean open = enterArena();
+        try {
+            if (open) {
+                closeAdmissionCounted(ShutdownMode.CANCEL_PENDING);
+                sweepQueued(); // reads the queues and the table: close() waits for our exitArena
+            }
+        } finally {
+            exitArena();
+        }
     }
 
     /**
@@ -1403,10 +1551,12 @@ public final class PoolCore {
             if (lifecycle == CLOSED) {
                 return;
             }
-            // Another thread may still be inside shutdown(), past its TERMINATED check, about to read a counter:
-            // wait for it before the arena goes (it returns promptly: every task has ended and the workers are
-            // joined). Volatile load; pairs with shutdown()'s getAndAdd (see there).
-            while ((int) SHUTDOWN_CALLERS.getVolatile(this) != 0) {
+            // Another thread may still be inside a lifecycle path (shutdown, closeAdmission, cancelQueuedNow's
+            // sweep) that entered before TERMINATED and is about to touch the arena: wait for it before the arena
+            // goes (it returns promptly: every task has ended, the workers are joined, a sweep finds nothing
+            // left to cancel). Volatile load, after our shutdown's TERMINATED CAS; pairs with enterArena's and
+            // exitArena's getAndAdd (see enterArena for the argument).
+            while ((int) ARENA_CALLERS.getVolatile(this) != 0) {
                 LockSupport.parkNanos(this, 100_000L);
             }
             PoolStats last = snapshot();

@@ -7,6 +7,7 @@ import dev.threadpool.internal.queue.LifoSlot;
 import dev.threadpool.internal.queue.QueueEntry;
 import dev.threadpool.internal.queue.RingQueue;
 import dev.threadpool.internal.stats.PoolCounters;
+import dev.threadpool.internal.stats.RecentErrors;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.locks.LockSupport;
 
@@ -92,7 +93,7 @@ final class WorkStealingScheduler implements Scheduler {
     private final RingQueue[] submitterQueues;
 
     WorkStealingScheduler(PoolMemory memory, PoolConfig config, BoundedRing inject, ParkingLot parking,
-            PoolCounters counters, SubmitterRegistry submitters) {
+            PoolCounters counters, SubmitterRegistry submitters, RecentErrors errors) {
         this.inject = inject;
         this.submitters = submitters;
         this.submitterQueues = new RingQueue[SubmitterRegistry.MAX_SUBMITTERS];
@@ -103,7 +104,7 @@ final class WorkStealingScheduler implements Scheduler {
         this.workers = PoolCore.workerSlots(config); // LANE_EXTENSION: its overflow workers too
         this.stealBatch = config.stealBatchSize();
         this.lifo = new LifoSlot(memory, "lifo slots", workers);
-        this.locals = new LocalQueues(memory, config.queueKind(), workers, config.localQueueCapacity());
+        this.locals = new LocalQueues(memory, config.queueKind(), workers, config.localQueueCapacity(), errors);
         this.wake = new WakeCoalescer(memory, parking, config.wakeCoalesceBatch());
         this.states = new WorkerState[workers];
         for (int w = 0; w < workers; w++) {
