@@ -99,9 +99,9 @@ public class BoundedRingLincheck {
      *                step 2, the publish: PUB -> ready(v), true
      *   tryPop()     step 1: head == tail or head is PUB: EMPTY      else claim: ready(v) -> TAKEN, v
      *                step 2, the free: TAKEN -> FREED
-     *   pushMany     step 1: first cell not free: 0                  else claim n of the free run, 1 &lt;= n &lt;= count
+     *   pushMany     step 1: first cell not free: 0                  else claim n of the free run, n in [1, count]
      *                then one publish step per cell, in order
-     *   popMany      step 1: head not ready: []                      else claim n of the ready run, 1 &lt;= n &lt;= max
+     *   popMany      step 1: head not ready: []                      else claim n of the ready run, n in [1, max]
      *                then one free step per cell, in order
      * </pre>
      * The weaknesses this allows, and {@link StepVerifier.Atomic} rejects (see the weakness tests):

@@ -25,7 +25,7 @@ import org.jetbrains.lincheck.datastructures.StressOptions;
  * shows each call, with its arguments and result, in the trace of a failure). Every off-heap load, store,
  * CAS and getAndX of the library goes through {@code Mem}, one call per access, so every one of them
  * becomes a point where the model checker may switch. {@code MemSeamLincheck} shows it works: a queue
- * whose steal claims with a plain store passes model checking without the guarantee and fails with it.
+ * whose steal claims with a store instead of the CAS passes model checking without the guarantee and fails with it.
  *
  * <p>Model checking explores sequentially consistent executions only: it finds a missing CAS, a wrong
  * order of steps or a lost check, never a missing fence or a too-weak access mode. Those remain jcstress's
@@ -45,7 +45,7 @@ final class Checks {
     /** Stress mode: real threads, random scenarios. */
     static StressOptions stress(int threads, int actorsPerThread) {
         return new StressOptions()
-                .iterations(LONG ? 30 : 6)
+                .iterations(LONG ? 15 : 6)
                 .invocationsPerIteration(LONG ? 5_000 : 1_000)
                 .threads(threads)
                 .actorsPerThread(actorsPerThread)
@@ -61,7 +61,7 @@ final class Checks {
     /** Model checking as Lincheck does it by default: no switch point inside {@link Mem}. */
     static ModelCheckingOptions modelCheckingWithoutSeam(int threads, int actorsPerThread) {
         return new ModelCheckingOptions()
-                .iterations(LONG ? 20 : 6)
+                .iterations(LONG ? 10 : 6)
                 .invocationsPerIteration(LONG ? 1_000 : 200)
                 .threads(threads)
                 .actorsPerThread(actorsPerThread)
