@@ -33,6 +33,35 @@ import java.lang.foreign.MemorySegment;
  * [tail - head in [0, capacity]] [every pushed entry is popped at most once]
  * [a pop that returns EMPTY saw a cell not yet published: the ring may still report {@link #size()} &gt; 0
  * while a producer is between its claim and its publish].
+ *
+ * <h2>Contract: not a linearizable FIFO</h2>
+ * Every operation takes effect in two steps: a push claims its position (the tail CAS fixes its place in
+ * the order) and later publishes it (the release of {@code seq}); a pop claims (the head CAS fixes what it
+ * returns) and later frees the cell. A caller may therefore see:
+ * <ul>
+ *   <li><b>EMPTY while a producer is between claim and publish</b>: {@code tryPop} returns EMPTY (and
+ *       {@code popMany} 0) when the head position is claimed but unpublished, even if a push that claimed
+ *       a later position has already returned; its entry comes out on a later pop, in claim order.</li>
+ *   <li><b>Full while a consumer is mid-pop</b>: {@code tryPush} returns false (and {@code pushMany} 0)
+ *       when the consumer of the position one lap back has claimed but not yet freed its cell, although the
+ *       ring then holds fewer than {@code capacity} entries.</li>
+ *   <li><b>Batches are not atomic</b>: {@code pushMany}/{@code popMany} claim their cells with one CAS but
+ *       publish (free) them one at a time, so another thread may see part of a batch; and a batch may
+ *       take fewer cells than are free (ready) at its claim when one became so during its scan. Never 0
+ *       while the first cell is free (ready).</li>
+ * </ul>
+ * Never: an entry lost, popped twice, popped before its push began, or out of claim order; EMPTY or full
+ * without a claim of the other side in progress. {@code BoundedRingLincheck} checks exactly this contract
+ * (stress and model checking) and shows each weakness with the interleaving that produces it.
+ *
+ * <p>Why the pool loses nothing by it. EMPTY mid-publish: the producer publishes next and then wakes a
+ * worker (submit's signal follows the push), and a worker's park re-check uses {@link #isEmpty()}, which
+ * counts the claimed cell ({@code tail - head}), so no worker parks while a push is in flight. Full
+ * mid-pop: the inject ring has {@code queueCapacity} cells, one per descriptor, and an entry is pushed only
+ * with a descriptor held, so it is full only of entries being drained right now, and every caller that
+ * can meet it retries until the consumer frees the cell ({@code PoolCore.waitForRingRoom},
+ * {@code closeSubmitter}, the popMany overflow path); none drops an entry. Partial batches: each cell is a
+ * separate entry, so a partial view only delays its later entries.
  */
 public final class BoundedRing {
 

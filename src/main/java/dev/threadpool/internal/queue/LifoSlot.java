@@ -26,6 +26,12 @@ import java.lang.foreign.MemorySegment;
  * read, not a claim; it may miss an entry being put at that moment, which only delays it (the next take
  * finds it), and it saves the owner an atomic on its busiest check.
  *
+ * <h2>Contract: linearizable</h2>
+ * Each slot is a register holding one entry or EMPTY; put and take are each one atomic exchange, so every
+ * entry put is returned exactly once, by a take or as the value a later put displaced. A take that returns
+ * EMPTY from the fast path takes effect at that load, before the put it missed: no weakness to document.
+ * {@code LifoSlotLincheck} checks this (stress and model checking).
+ *
  * <h2>Layout</h2>
  * <pre>
  *   slot w at SLOT_STRIDE * w:  ENTRY (long) @0, rest of its PAD line unused

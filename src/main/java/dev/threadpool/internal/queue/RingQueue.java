@@ -75,6 +75,13 @@ import java.lang.foreign.MemorySegment;
  * [{@code stealHalf} takes at most {@code (len + 1) / 2} of the {@code len} entries it saw, and never
  * more than {@code max} or than fit in dst plus the one it returns].
  *
+ * <h2>Contract: linearizable</h2>
+ * A bounded FIFO, each operation one atomic step: push fails exactly when full, pop and steal take the
+ * oldest entry or return EMPTY exactly when empty, stealHalf takes {@code n} of the {@code len} entries as
+ * above. stealHalf takes effect at its load of tail: there {@code len} is exact (it loaded head before,
+ * and its successful CAS proves head did not move since), and the entries it copies are the ones it
+ * claims. No weakness to document; {@code RingQueueLincheck} checks this (stress and model checking).
+ *
  * <h2>Ordering summary</h2>
  * Tail: written by the owner with release, read by thieves with acquire (publishes the cells below it).
  * Head: every change is a CAS (volatile; its release half orders the claimer's cell reads before it); loads

@@ -76,6 +76,22 @@ import java.lang.invoke.VarHandle;
  * one take or steal] [bottom - top in [-1, capacity] at all times, -1 only inside take on an empty deque]
  * [an array is freed only by close(), never while the deque is in use].
  *
+ * <h2>Contract</h2>
+ * An unbounded deque (the array grows), with two weaknesses, both lost races and never losses:
+ * <ul>
+ *   <li><b>steal may ABORT</b> although the deque is not empty, exactly when another thief, or the
+ *       owner's take of the last entry, won the CAS on top after this steal loaded top. Never spuriously.
+ *       The pool's callers ({@code LocalQueues}) retry at once.</li>
+ *   <li><b>Taking the last entry is two steps.</b> The store of bottom reserves it: a steal that loads
+ *       bottom from then on returns EMPTY. The CAS on top then claims it, against thieves that loaded
+ *       bottom before; if one of them wins, take returns EMPTY. So a steal may return EMPTY while the
+ *       deque holds one entry that the owner is taking, and the next steal, which loaded top before the
+ *       owner's CAS, may then ABORT. Whoever wins the CAS runs the entry, so nothing is lost; a worker
+ *       that parks on such an EMPTY has not missed work it could have had.</li>
+ * </ul>
+ * Otherwise every operation is one atomic step: push appends at the bottom, take removes the newest, a
+ * successful steal the oldest. {@code WorkDequeLincheck} checks this contract and shows both weaknesses.
+ *
  * <h2>Threads</h2>
  * {@link #push} and {@link #take} only from the owner (one thread at a time; a hand-over needs a
  * happens-before edge, such as the start of the owner thread). {@link #steal}, {@link #size},

@@ -54,6 +54,20 @@ import java.lang.foreign.MemorySegment;
  * fail the CAS. After each failure the walk is halved, so under contention a refill degrades to single pops
  * instead of starving.
  *
+ * <h2>Contract (with the freelist)</h2>
+ * The freelist is a linearizable stack: {@code acquire}, {@code push} and {@code releaseBatch} are each one
+ * atomic step (a batch release pushes its slots in order, the last one on top). {@code acquireBatch}, and
+ * so a refill, is two steps, its first load of the head and its claim, and is weaker in one way: after a
+ * lost CAS it halves its walk, so under contention it may take fewer slots than are free at its claim,
+ * down to one; each halving is paid for by another thread's successful change of the head in between, and
+ * it returns 0 only when the freelist is empty. A cached slot is FREE but off the freelist, so another
+ * owner's acquire may return -1 while slots sit in caches. The pool tolerates both: a short refill only
+ * brings the next refill closer, and a producer that finds no slot waits as a space waiter; while it waits,
+ * releases bypass the caches and signal, idle workers flush theirs, and its park is capped (the caching
+ * hazard in {@code PoolCore}). {@code FreelistLincheck} checks this with one DescCache per
+ * thread beside single and batch operations on the table: no slot handed out twice, lost, or out of stack
+ * order.
+ *
  * <h2>Layout</h2>
  * <pre>
  *   COUNT  int @0               number of cached slots, in [0, 32]

@@ -1,0 +1,244 @@
+package dev.threadpool.lincheck.mutants;
+
+import dev.threadpool.internal.memory.CacheLine;
+import dev.threadpool.internal.memory.Capacity;
+import dev.threadpool.internal.memory.Mem;
+import dev.threadpool.internal.memory.PoolMemory;
+import dev.threadpool.internal.queue.BoundedRing;
+import dev.threadpool.internal.queue.QueueEntry;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * MUTANT of {@link dev.threadpool.internal.queue.RingQueue}, for {@code RingQueueLincheck}: a copy with one
+ * change, in {@link #steal}: the thief claims position {@code h} with a store of {@code head = h + 1}
+ * (volatile, but no CAS), so an owner pop (or another thief) that claims the same position in between is not
+ * noticed and the entry comes out twice. The Lincheck suite must catch it. Test code only.
+ */
+public final class PlainClaimStealQueue {
+
+    /**
+     * Off-heap layout. Head and tail each own a {@link CacheLine#PAD}-byte line: head is CASed by every
+     * consumer, tail is stored by the owner on every push, and neither should drag the other's line along.
+     * Cells are bare 8-byte entries, packed.
+     * <pre>
+     *   0             HEAD   (long)  next position to remove; changed only by CAS
+     *   PAD           TAIL   (long)  next position to push; written only by the owner
+     *   2*PAD         CELLS  capacity x ENTRY (long), cell i at CELLS_OFFSET + 8 * i
+     *   2*PAD+8*cap   trailing PAD, so the last cells share no line with the next block
+     * </pre>
+     */
+    public static final class Layout {
+        public static final long HEAD_OFFSET = 0;
+        public static final long TAIL_OFFSET = CacheLine.PAD;
+        public static final long CELLS_OFFSET = 2L * CacheLine.PAD;
+        public static final long CELL_LENGTH = 8;
+        public static final int MIN_CAPACITY = 2;
+        public static final int MAX_CAPACITY = 1 << 16;
+
+        private Layout() {}
+
+        public static long byteSize(int capacity) {
+            return CELLS_OFFSET + CELL_LENGTH * capacity + CacheLine.PAD;
+        }
+
+        public static int checkCapacity(String name, int capacity) {
+            return Capacity.checkPowerOfTwo(name, capacity, MIN_CAPACITY, MAX_CAPACITY);
+        }
+    }
+
+    private final MemorySegment seg;
+    private final int capacity;
+    private final long mask;
+
+    public PlainClaimStealQueue(PoolMemory memory, String purpose, int capacity) {
+        this.capacity = Layout.checkCapacity("capacity", capacity);
+        this.mask = capacity - 1;
+        this.seg = memory.allocate(purpose, Layout.byteSize(capacity));
+        // head = tail = 0 from the zeroed block. The queue reaches other threads through whatever publishes
+        // this object (a final field of the pool, written before its threads start).
+    }
+
+    public int capacity() {
+        return capacity;
+    }
+
+    private long cell(long pos) {
+        return Layout.CELLS_OFFSET + (pos & mask) * Layout.CELL_LENGTH;
+    }
+
+    // =====================================================================================================
+    // OWNER ONLY: the one thread that owns this queue
+    // =====================================================================================================
+
+    /** Pushes one entry at the tail; false when full (the caller spills elsewhere). Never blocks. */
+    public boolean tryPush(long entry) {
+        final MemorySegment s = seg;
+        long t = Mem.getLongPlain(s, Layout.TAIL_OFFSET); // own word
+        // acquire: pairs with the CAS that moved head past position t - capacity, so every read of that
+        // cell (by a popper or a thief, taken before its CAS) happens-before our overwrite below.
+        long h = Mem.getLongAcquire(s, Layout.HEAD_OFFSET);
+        if (t - h >= capacity) {
+            return false;
+        }
+        Mem.setLongPlain(s, cell(t), entry);
+        // release: publishes the cell; pairs with the thieves' acquire load of tail.
+        Mem.setLongRelease(s, Layout.TAIL_OFFSET, t + 1);
+        return true;
+    }
+
+    /**
+     * Tokio's {@code push_overflow}: pushes {@code entry}, and if the queue is full first moves its oldest
+     * {@code min(capacity / 2, scratch.length)} entries to {@code overflow} (one claim on our head, one
+     * {@link BoundedRing#pushMany} claim), so the next pushes stay local. Returns false only when both this
+     * queue and {@code overflow} are full.
+     *
+     * <p>If {@code overflow} takes only part of the batch, the rest is pushed back at our tail: nothing is
+     * lost, but those entries now run after newer ones (order is a preference here, not a contract).
+     * {@code scratch} is the caller's buffer, so this allocates nothing.
+     */
+    public boolean pushOrOverflow(long entry, BoundedRing overflow, long[] scratch) {
+        if (scratch.length < 1) {
+            throw new IllegalArgumentException("scratch.length must be >= 1: scratch.length=" + scratch.length);
+        }
+        final MemorySegment s = seg;
+        for (;;) {
+            if (tryPush(entry)) {
+                return true;
+            }
+            long h = Mem.getLongAcquire(s, Layout.HEAD_OFFSET); // pairs with thieves' CAS, as in tryPush
+            long t = Mem.getLongPlain(s, Layout.TAIL_OFFSET);
+            if (t - h < capacity) {
+                continue; // a thief made room since tryPush looked
+            }
+            int k = Math.min(capacity >>> 1, scratch.length);
+            for (int i = 0; i < k; i++) {
+                scratch[i] = Mem.getLongPlain(s, cell(h + i)); // our own writes; only we write cells
+            }
+            // CAS: claims the k oldest entries exactly like a thief would; loses only to a thief, which made
+            // room, so retry the plain push.
+            if (!Mem.casLong(s, Layout.HEAD_OFFSET, h, h + k)) {
+                continue;
+            }
+            int moved = overflow.pushMany(scratch, 0, k);
+            if (moved < k) {
+                // overflow is (partly) full: put the remainder back; the claim freed k cells, so it fits.
+                for (int i = moved; i < k; i++) {
+                    Mem.setLongPlain(s, cell(t + (i - moved)), scratch[i]);
+                }
+                t += k - moved;
+                // release: publishes the re-pushed cells; pairs with the thieves' acquire of tail.
+                Mem.setLongRelease(s, Layout.TAIL_OFFSET, t);
+            }
+            return tryPush(entry); // fits unless overflow took nothing and no thief made room
+        }
+    }
+
+    /** Pops the oldest entry (FIFO, from the head, like Tokio's {@code pop}), or {@link QueueEntry#EMPTY}. */
+    public long pop() {
+        final MemorySegment s = seg;
+        final long t = Mem.getLongPlain(s, Layout.TAIL_OFFSET); // own word; nobody else moves it
+        for (;;) {
+            // acquire: a hint for the CAS; the cell is our own write, so nothing else needs publishing.
+            long h = Mem.getLongAcquire(s, Layout.HEAD_OFFSET);
+            if (h == t) {
+                return QueueEntry.EMPTY;
+            }
+            long v = Mem.getLongPlain(s, cell(h));
+            // CAS: the linearization point, the same word every thief claims through.
+            if (Mem.casLong(s, Layout.HEAD_OFFSET, h, h + 1)) {
+                return v;
+            }
+        }
+    }
+
+    // =====================================================================================================
+    // ANY THREAD
+    // =====================================================================================================
+
+    /** Steals the oldest entry, or {@link QueueEntry#EMPTY}. Lock-free: retries only if another remover won. */
+    public long steal() {
+        final MemorySegment s = seg;
+        for (;;) {
+            // acquire: orders the tail load after it, so t >= h (tail only grows and head <= tail).
+            long h = Mem.getLongAcquire(s, Layout.HEAD_OFFSET);
+            // acquire: pairs with the owner's release store of tail; cells below t are visible.
+            long t = Mem.getLongAcquire(s, Layout.TAIL_OFFSET);
+            if (t - h <= 0) {
+                return QueueEntry.EMPTY;
+            }
+            long v = Mem.getLongPlain(s, cell(h));
+            // MUTATION: a store, not a CAS, claims position h (the real queue CASes head from h to h + 1).
+            Mem.setLongVolatile(s, Layout.HEAD_OFFSET, h + 1);
+            return v;
+        }
+    }
+
+    /**
+     * Moves up to half of this queue into {@code dst}, the calling thief's own queue, with one CAS on this
+     * queue's head. Of the {@code len} entries seen it takes {@code n = min((len + 1) / 2, max, free + 1)},
+     * where {@code free} is dst's free space: the oldest is returned, the other {@code n - 1} are pushed
+     * into {@code dst} in order. Returns {@link QueueEntry#EMPTY} (and leaves dst unchanged) when this queue
+     * is empty.
+     *
+     * <p>Any thread for {@code this}; the caller must be the owner of {@code dst}.
+     *
+     * @param max the steal batch size, at least 1
+     */
+    public long stealHalf(PlainClaimStealQueue dst, int max) {
+        if (dst == this) {
+            throw new IllegalArgumentException("dst must be the thief's own queue, not the victim");
+        }
+        if (max < 1) {
+            throw new IllegalArgumentException("max must be >= 1: max=" + max);
+        }
+        final MemorySegment s = seg;
+        final MemorySegment d = dst.seg;
+        final long dt = Mem.getLongPlain(d, Layout.TAIL_OFFSET); // dst is ours
+        // acquire: pairs with the CAS that moved dst's head past the cells we may overwrite (tryPush's
+        // argument, for dst). dst's head only grows, so this bound on its free space stays valid.
+        final long dstFree = dst.capacity - (dt - Mem.getLongAcquire(d, Layout.HEAD_OFFSET));
+        for (;;) {
+            long h = Mem.getLongAcquire(s, Layout.HEAD_OFFSET); // as in steal: orders the tail load after
+            long t = Mem.getLongAcquire(s, Layout.TAIL_OFFSET); // pairs with the owner's release of tail
+            long len = t - h;
+            if (len <= 0) {
+                return QueueEntry.EMPTY;
+            }
+            if (len > capacity) {
+                continue; // head moved between the two loads (owner popped and pushed): the CAS would fail
+            }
+            long n = Math.min(Math.min(len - (len >>> 1), max), dstFree + 1);
+            long first = Mem.getLongPlain(s, cell(h));
+            for (long i = 1; i < n; i++) {
+                // plain, racy if h is stale (then the CAS fails and the copy is discarded); the dst cells are
+                // beyond dst's tail, invisible to dst's consumers until the release below.
+                Mem.setLongPlain(d, dst.cell(dt + i - 1), Mem.getLongPlain(s, cell(h + i)));
+            }
+            // CAS: one claim for all n positions; its release half orders the copy before the owner's next
+            // acquire of head, hence before any overwrite of the copied cells.
+            if (Mem.casLong(s, Layout.HEAD_OFFSET, h, h + n)) {
+                if (n > 1) {
+                    // release: publishes the n - 1 copied cells of dst; pairs with dst thieves' acquire of tail.
+                    Mem.setLongRelease(d, Layout.TAIL_OFFSET, dt + n - 1);
+                }
+                return first;
+            }
+        }
+    }
+
+    /**
+     * {@code tail - head} from two volatile loads (head first, so never negative; clamped to capacity when
+     * a pop and a push slip between the loads). Exact only when the queue is quiescent. Volatile, not
+     * acquire, so it can serve as the seq_cst re-check of a park handshake, like {@link BoundedRing#size()}.
+     */
+    public int size() {
+        long h = Mem.getLongVolatile(seg, Layout.HEAD_OFFSET);
+        long t = Mem.getLongVolatile(seg, Layout.TAIL_OFFSET);
+        return (int) Math.max(0, Math.min(capacity, t - h));
+    }
+
+    /** {@code size() == 0}. */
+    public boolean isEmpty() {
+        return size() == 0;
+    }
+}

@@ -1,0 +1,229 @@
+package dev.threadpool.lincheck.mutants;
+
+import dev.threadpool.internal.memory.CacheLine;
+import dev.threadpool.internal.memory.Capacity;
+import dev.threadpool.internal.memory.Mem;
+import dev.threadpool.internal.memory.PoolMemory;
+import dev.threadpool.internal.queue.QueueEntry;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * MUTANT of {@link dev.threadpool.internal.queue.BoundedRing}, for {@code BoundedRingLincheck}: a copy with
+ * one change, in {@link #tryPush}: the release store of the sequence word (the publish) comes before the
+ * value is written, so a consumer can claim the cell and read the value of the previous lap. The Lincheck
+ * suite must catch it. Test code only.
+ */
+public final class PublishFirstRing {
+
+    /**
+     * Off-heap layout. Head and tail each own a {@link CacheLine#PAD}-byte line so producers and consumers
+     * do not false-share; cells are 16 bytes and packed.
+     * <pre>
+     *   0            HEAD  (long)  consumers' claim position
+     *   PAD          TAIL  (long)  producers' claim position
+     *   2*PAD        CELLS: capacity x { SEQ (long) @0, VALUE (long) @8 }
+     *   2*PAD+16*cap trailing PAD, so the last cells share no line with the next block
+     * </pre>
+     */
+    public static final class Layout {
+        public static final long HEAD_OFFSET = 0;
+        public static final long TAIL_OFFSET = CacheLine.PAD;
+        public static final long CELLS_OFFSET = 2L * CacheLine.PAD;
+        public static final long CELL_SEQ_OFFSET = 0;
+        public static final long CELL_VALUE_OFFSET = 8;
+        public static final long CELL_LENGTH = 16;
+        public static final int MIN_CAPACITY = 2;
+        public static final int MAX_CAPACITY = 1 << 24;
+
+        private Layout() {}
+
+        public static long byteSize(int capacity) {
+            return CELLS_OFFSET + CELL_LENGTH * capacity + CacheLine.PAD;
+        }
+
+        public static int checkCapacity(String name, int capacity) {
+            return Capacity.checkPowerOfTwo(name, capacity, MIN_CAPACITY, MAX_CAPACITY);
+        }
+    }
+
+    private final MemorySegment seg;
+    private final int capacity;
+    private final long mask;
+
+    public PublishFirstRing(PoolMemory memory, String purpose, int capacity) {
+        this.capacity = Layout.checkCapacity("capacity", capacity);
+        this.mask = capacity - 1;
+        this.seg = memory.allocate(purpose, Layout.byteSize(capacity));
+        for (long p = 0; p < capacity; p++) {
+            Mem.setLongPlain(seg, cell(p) + Layout.CELL_SEQ_OFFSET, p);
+        }
+        // Publication of the initialised cells to other threads happens through whatever publishes this
+        // object (a final field of the pool, written before its worker threads start).
+    }
+
+    public int capacity() {
+        return capacity;
+    }
+
+    private long cell(long pos) {
+        return Layout.CELLS_OFFSET + (pos & mask) * Layout.CELL_LENGTH;
+    }
+
+    /** Pushes one entry; false when full. Never blocks. */
+    public boolean tryPush(long value) {
+        final MemorySegment s = seg;
+        long pos = Mem.getLongOpaque(s, Layout.TAIL_OFFSET); // a hint; the CAS below validates it
+        for (;;) {
+            long c = cell(pos);
+            // acquire: pairs with the consumer's release of seq = pos (freeing the cell one lap ago), so its
+            // read of the old value happens-before our overwrite.
+            long seq = Mem.getLongAcquire(s, c + Layout.CELL_SEQ_OFFSET);
+            long dif = seq - pos;
+            if (dif == 0) {
+                if (Mem.casLong(s, Layout.TAIL_OFFSET, pos, pos + 1)) { // claim: linearization point
+                    // MUTATION: published before the value is written (the real ring writes the value first).
+                    Mem.setLongRelease(s, c + Layout.CELL_SEQ_OFFSET, pos + 1);
+                    Mem.setLongPlain(s, c + Layout.CELL_VALUE_OFFSET, value);
+                    return true;
+                }
+                pos = Mem.getLongOpaque(s, Layout.TAIL_OFFSET);
+            } else if (dif < 0) {
+                return false; // the cell still holds the entry of pos - capacity: full
+            } else {
+                pos = Mem.getLongOpaque(s, Layout.TAIL_OFFSET); // another producer claimed pos
+            }
+        }
+    }
+
+    /**
+     * Pushes up to {@code count} entries from {@code src[from..]} with one claim; returns how many were
+     * pushed (0 when full). Entries keep their order.
+     */
+    public int pushMany(long[] src, int from, int count) {
+        if (count <= 0) {
+            return 0;
+        }
+        final MemorySegment s = seg;
+        long pos = Mem.getLongOpaque(s, Layout.TAIL_OFFSET);
+        for (;;) {
+            int n = 0;
+            long firstDif = 0;
+            while (n < count) {
+                // acquire: as in tryPush, for every cell we are about to claim.
+                long dif = Mem.getLongAcquire(s, cell(pos + n) + Layout.CELL_SEQ_OFFSET) - (pos + n);
+                if (dif != 0) {
+                    if (n == 0) {
+                        firstDif = dif;
+                    }
+                    break;
+                }
+                n++;
+            }
+            if (n == 0) {
+                if (firstDif < 0) {
+                    return 0; // full
+                }
+                pos = Mem.getLongOpaque(s, Layout.TAIL_OFFSET);
+                continue;
+            }
+            if (Mem.casLong(s, Layout.TAIL_OFFSET, pos, pos + n)) { // one claim for n cells
+                for (int i = 0; i < n; i++) {
+                    long c = cell(pos + i);
+                    Mem.setLongPlain(s, c + Layout.CELL_VALUE_OFFSET, src[from + i]);
+                    // release: publishes entry i; pairs with the consumer's acquire of seq.
+                    Mem.setLongRelease(s, c + Layout.CELL_SEQ_OFFSET, pos + i + 1);
+                }
+                return n;
+            }
+            pos = Mem.getLongOpaque(s, Layout.TAIL_OFFSET);
+        }
+    }
+
+    /** Pops one entry, or {@link QueueEntry#EMPTY}. Never blocks. */
+    public long tryPop() {
+        final MemorySegment s = seg;
+        long pos = Mem.getLongOpaque(s, Layout.HEAD_OFFSET);
+        for (;;) {
+            long c = cell(pos);
+            // acquire: pairs with the producer's release of seq = pos + 1, making its value visible.
+            long seq = Mem.getLongAcquire(s, c + Layout.CELL_SEQ_OFFSET);
+            long dif = seq - (pos + 1);
+            if (dif == 0) {
+                if (Mem.casLong(s, Layout.HEAD_OFFSET, pos, pos + 1)) { // claim: linearization point
+                    long v = Mem.getLongPlain(s, c + Layout.CELL_VALUE_OFFSET);
+                    // release: frees the cell for the producer of pos + capacity; pairs with its acquire.
+                    Mem.setLongRelease(s, c + Layout.CELL_SEQ_OFFSET, pos + capacity);
+                    return v;
+                }
+                pos = Mem.getLongOpaque(s, Layout.HEAD_OFFSET);
+            } else if (dif < 0) {
+                return QueueEntry.EMPTY; // not yet published for pos: empty (or a producer mid-publish)
+            } else {
+                pos = Mem.getLongOpaque(s, Layout.HEAD_OFFSET); // another consumer took pos
+            }
+        }
+    }
+
+    /**
+     * Pops up to {@code max} entries into {@code dst[0..]} with one head CAS; returns the count (0 when
+     * empty). Entries come out in FIFO order.
+     */
+    public int popMany(long[] dst, int max) {
+        if (max <= 0) {
+            return 0;
+        }
+        final MemorySegment s = seg;
+        long pos = Mem.getLongOpaque(s, Layout.HEAD_OFFSET);
+        for (;;) {
+            int n = 0;
+            long firstDif = 0;
+            while (n < max) {
+                // acquire: as in tryPop, for every cell we are about to claim.
+                long dif = Mem.getLongAcquire(s, cell(pos + n) + Layout.CELL_SEQ_OFFSET) - (pos + n + 1);
+                if (dif != 0) {
+                    if (n == 0) {
+                        firstDif = dif;
+                    }
+                    break;
+                }
+                n++;
+            }
+            if (n == 0) {
+                if (firstDif < 0) {
+                    return 0; // empty
+                }
+                pos = Mem.getLongOpaque(s, Layout.HEAD_OFFSET);
+                continue;
+            }
+            if (Mem.casLong(s, Layout.HEAD_OFFSET, pos, pos + n)) { // one claim for n cells
+                for (int i = 0; i < n; i++) {
+                    long c = cell(pos + i);
+                    dst[i] = Mem.getLongPlain(s, c + Layout.CELL_VALUE_OFFSET);
+                    // release: frees cell i for the producer one lap ahead; pairs with its acquire.
+                    Mem.setLongRelease(s, c + Layout.CELL_SEQ_OFFSET, pos + i + capacity);
+                }
+                return n;
+            }
+            pos = Mem.getLongOpaque(s, Layout.HEAD_OFFSET);
+        }
+    }
+
+    /**
+     * {@code tail - head}, from two volatile loads (head first, so the result is never negative). Counts
+     * claimed-but-unpublished cells; exact only when the ring is quiescent.
+     */
+    public long size() {
+        long head = Mem.getLongVolatile(seg, Layout.HEAD_OFFSET);
+        long tail = Mem.getLongVolatile(seg, Layout.TAIL_OFFSET);
+        return Math.max(0, tail - head);
+    }
+
+    /**
+     * True when no producer has claimed a position past {@code head}. Both loads are volatile: this is the
+     * worker's half of the park handshake (see {@code ParkingLot}), which needs a seq_cst read of
+     * {@code tail} after the worker's seq_cst announcement that it is parking.
+     */
+    public boolean isEmpty() {
+        return size() == 0;
+    }
+}
