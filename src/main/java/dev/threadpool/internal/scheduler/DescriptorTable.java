@@ -365,8 +365,10 @@ public final class DescriptorTable {
         final MemorySegment t = table;
         int want = max;
         for (;;) {
-            // acquire: pairs with the release CAS of every push()/releaseBatch() before it (a chain of RMWs
-            // on the head), so the NEXT_FREE links of the whole chain below the top are visible.
+            // acquire: every change of the head is a volatile CAS (acquire and release at once), so each push
+            // below the top synchronizes with the next change of the head and, by transitivity, happens-before
+            // this load: the NEXT_FREE links of the whole chain are visible. (No release sequence is needed;
+            // see native-notes/MEMORY_ORDERING.md, "Release sequences".)
             long top = Mem.getLongAcquire(h, Layout.FREE_HEAD_OFFSET);
             int cur = (int) top;
             if (cur == NONE) {
