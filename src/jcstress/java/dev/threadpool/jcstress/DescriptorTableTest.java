@@ -85,7 +85,7 @@ public final class DescriptorTableTest {
         final int gen = t.publish(idx, true);
 
         @Actor public void worker(ZZ_Result r) { r.r1 = t.tryStart(idx, gen, 0); }
-        @Actor public void canceller(ZZ_Result r) { r.r2 = t.tryCancel(idx, gen, true); }
+        @Actor public void canceller(ZZ_Result r) { r.r2 = t.tryCancel(idx, gen, true) != 0; }
     }
 
     @JCStressTest
@@ -120,5 +120,39 @@ public final class DescriptorTableTest {
 
         @Actor public void a1(ZZ_Result r) { r.r1 = t.tryReleaseWaitable(idx, gen) != 0; }
         @Actor public void a2(ZZ_Result r) { r.r2 = t.tryReleaseWaitable(idx, gen) != 0; }
+    }
+
+    @JCStressTest
+    @Description("The CANCEL_PENDING sweep cancels a queued waitable while its awaiter, as soon as it sees"
+            + " CANCELLED, releases the slot and the next acquire takes it. r1: what the word the sweep's CAS"
+            + " replaced says (1 waitable); r2: what a re-read of the slot after the CAS says (the decision the"
+            + " sweep took before issue 13, item 2); r3: 1 if the awaiter released and re-acquired the slot,"
+            + " -1 if it looked too early.")
+    @Outcome(id = {"1, 1, -1", "1, 1, 1"}, expect = Expect.ACCEPTABLE,
+            desc = "the awaiter looked before the cancel, or re-acquired after the sweep's re-read")
+    @Outcome(id = "1, 0, 1", expect = Expect.ACCEPTABLE_INTERESTING,
+            desc = "the re-read saw the next owner's RESERVED word (not waitable): a sweep deciding from it"
+                    + " would free, as a cancelled detached task, a slot somebody else holds")
+    @Outcome(expect = Expect.FORBIDDEN, desc = "the replaced word did not say waitable, or the cancel was lost")
+    @State
+    public static class SweepCancelVsAwaiterReuse {
+        final DescriptorTable t = table(2);
+        final int idx = t.acquire();
+        final int gen = t.publish(idx, true);
+
+        @Actor public void sweeper(III_Result r) {
+            long won = t.tryCancel(idx, gen, false);
+            r.r1 = won == 0 ? -1 : DescriptorTable.waitable(won) ? 1 : 0;
+            r.r2 = DescriptorTable.waitable(t.ctlAcquire(idx)) ? 1 : 0;
+        }
+
+        @Actor public void awaiterThenSubmitter(III_Result r) {
+            if (t.tryReleaseWaitable(idx, gen) != 0) {
+                t.pushReleased(idx);
+                r.r3 = t.acquire() == idx ? 1 : 0;
+            } else {
+                r.r3 = -1;
+            }
+        }
     }
 }

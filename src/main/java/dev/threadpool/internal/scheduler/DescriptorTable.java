@@ -241,18 +241,23 @@ public final class DescriptorTable {
 
     /**
      * (gen, QUEUED) -> (gen, CANCELLED), only while still queued. With {@code waitableOnly} a detached task
-     * is never cancelled (a forged handle must not strand a slot nobody will release).
+     * is never cancelled (a forged handle must not strand a slot nobody will release). Returns the control
+     * word the CAS replaced (never 0: its state is QUEUED), or 0 if nothing was cancelled.
+     *
+     * <p>What happens to the slot next must be decided from the returned word, never from a re-read: a
+     * cancelled waitable belongs to whoever awaits it, who may release it at once, and the next acquire may
+     * already have moved it to another generation (issue 13, item 2).
      */
-    public boolean tryCancel(int idx, int gen, boolean waitableOnly) {
+    public long tryCancel(int idx, int gen, boolean waitableOnly) {
         long d = base(idx) + Layout.CTL_OFFSET;
         for (;;) {
             long c = Mem.getLongAcquire(table, d);
             if (gen(c) != gen || state(c) != QUEUED || (waitableOnly && !waitable(c))) {
-                return false;
+                return 0;
             }
             // CAS: races the worker's tryStart; exactly one of the two wins.
             if (Mem.casLong(table, d, c, (c & ~STATE_MASK) | CANCELLED)) {
-                return true;
+                return c;
             }
         }
     }

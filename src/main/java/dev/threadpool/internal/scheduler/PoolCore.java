@@ -38,6 +38,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
+import java.util.function.IntConsumer;
 
 /**
  * The engine behind {@link dev.threadpool.ThreadPool}: submit pipeline, worker loop, awaiting, shutdown and
@@ -1100,10 +1101,17 @@ public final class PoolCore {
                 case DescriptorTable.COMPLETED, DescriptorTable.FAILED, DescriptorTable.CANCELLED -> {
                     long won = table.tryReleaseWaitable(idx, gen);
                     if (won != 0) {
-                        Throwable cause = failures[idx]; // ours: the slot is FREE but not yet on the freelist
+                        // Ours now (FREE, not yet on the freelist): clear what must be cleared before the
+                        // release. A cancelled task's reference is ours to drop: its canceller writes nothing
+                        // after its CAS.
+                        int st0 = DescriptorTable.state(won);
+                        if (st0 == DescriptorTable.CANCELLED) {
+                            tasks[idx] = null;
+                        }
+                        Throwable cause = failures[idx];
                         releaseSlot(self, idx, true, false); // a helping worker keeps it in its cache
                         counters.addReleasedOther(1);
-                        return report(DescriptorTable.state(won), cause, handle);
+                        return report(st0, cause, handle);
                     }
                     // lost to a concurrent awaiter: re-read, now FREE with the outcome
                 }
@@ -1160,12 +1168,17 @@ public final class PoolCore {
         if (DescriptorTable.gen(c) != gen) {
             throw new InvalidHandleException("stale handle: slot " + idx + " has been reused");
         }
-        if (!table.tryCancel(idx, gen, true)) {
+        if (table.tryCancel(idx, gen, true) == 0) {
             return false;
         }
-        tasks[idx] = null;
+        // The slot is no longer ours to write: an awaiter may already have seen CANCELLED, released it, and the
+        // next submit reused it. The releasing awaiter clears the task reference (issue 13, item 1).
+        IntConsumer hook = cancelledHookForTest;
+        if (hook != null) {
+            hook.accept(idx);
+        }
         counters.addCancelled(1);
-        wakeSlot(idx);
+        wakeSlot(idx); // the signal belongs to the slot, not to a generation: at worst a spurious wake-up
         return true;
     }
 
@@ -1365,19 +1378,28 @@ public final class PoolCore {
         while ((e = scheduler.drainOne()) != QueueEntry.EMPTY) {
             int idx = QueueEntry.idx(e);
             int gen = QueueEntry.gen(e);
-            if (!table.tryCancel(idx, gen, false)) {
+            // Read before the CAS, kept only if it wins: while (gen, QUEUED) holds, the references are the ones
+            // the submitter published with this entry (our pop acquired them), and nothing can overwrite them
+            // before the slot leaves (gen, QUEUED). Once our CAS wins, a cancelled waitable is its awaiter's.
+            Runnable task = tasks[idx];
+            WaitGroup group = groups[idx];
+            long won = table.tryCancel(idx, gen, false);
+            if (won == 0) {
                 space.signal();
                 continue; // a worker started it first, or it was stale
             }
-            boolean waitable = DescriptorTable.waitable(table.ctlAcquire(idx));
-            WaitGroup group = groups[idx];
-            Runnable task = tasks[idx];
-            tasks[idx] = null;
-            groups[idx] = null;
-            if (waitable) {
+            IntConsumer hook = cancelledHookForTest;
+            if (hook != null) {
+                hook.accept(idx);
+            }
+            // Decide from the word our CAS replaced, never from a re-read: the awaiter of a waitable may already
+            // have released the slot and a submitter reserved it (issue 13, item 2).
+            if (DescriptorTable.waitable(won)) {
                 counters.addCancelled(1);
-                wakeSlot(idx); // the awaiter releases the slot and sees TaskCancelledException
+                wakeSlot(idx); // the awaiter releases the slot (and clears its task) and sees TaskCancelledException
             } else {
+                tasks[idx] = null; // a cancelled detached slot is ours alone: clear, then release
+                groups[idx] = null;
                 table.releaseCancelledDetached(idx);
                 counters.addReleasedOther(1);
                 counters.addCancelled(1); // after the release, as for completed tasks
@@ -1663,6 +1685,17 @@ public final class PoolCore {
     /** White-box hook for tests in this package: worker {@code w}'s scratch buffer. */
     WorkerScratchBuffer scratchBufferForTest(int w) {
         return scratch[w];
+    }
+
+    /**
+     * White-box hook for tests in this package: runs on the cancelling thread right after it won a
+     * QUEUED -> CANCELLED CAS ({@link #cancel}, the CANCEL_PENDING sweep), with the slot. Null in production.
+     */
+    IntConsumer cancelledHookForTest;
+
+    /** White-box hook for tests in this package: the descriptor table. */
+    DescriptorTable tableForTest() {
+        return table;
     }
 
     /** White-box hook for tests in this package: the raw counters. */

@@ -56,7 +56,10 @@ class DescriptorTableTest {
             DescriptorTable t = new DescriptorTable(m, 2);
             int idx = t.acquire();
             int gen = t.publish(idx, true);
-            assertTrue(t.tryCancel(idx, gen, true));
+            long replaced = t.tryCancel(idx, gen, true);
+            assertEquals(DescriptorTable.QUEUED, DescriptorTable.state(replaced), "returns the word it replaced");
+            assertTrue(DescriptorTable.waitable(replaced), "which tells the canceller what it cancelled");
+            assertEquals(gen, DescriptorTable.gen(replaced));
             assertFalse(t.tryStart(idx, gen, 0), "cancelled tasks never start");
             long prev = t.tryReleaseWaitable(idx, gen);
             assertEquals(DescriptorTable.CANCELLED, DescriptorTable.state(prev));
@@ -64,9 +67,9 @@ class DescriptorTableTest {
             t.pushReleased(idx);
             int idx2 = t.acquire();
             int gen2 = t.publish(idx2, false);
-            assertFalse(t.tryCancel(idx2, gen2, true), "cancel() never cancels a detached task");
+            assertEquals(0, t.tryCancel(idx2, gen2, true), "cancel() never cancels a detached task");
             assertTrue(t.tryStart(idx2, gen2, 1));
-            assertFalse(t.tryCancel(idx2, gen2, false), "running: too late");
+            assertEquals(0, t.tryCancel(idx2, gen2, false), "running: too late");
         }
     }
 
