@@ -10,6 +10,7 @@ import org.openjdk.jcstress.annotations.JCStressTest;
 import org.openjdk.jcstress.annotations.Outcome;
 import org.openjdk.jcstress.annotations.State;
 import org.openjdk.jcstress.infra.results.III_Result;
+import org.openjdk.jcstress.infra.results.I_Result;
 import org.openjdk.jcstress.infra.results.II_Result;
 import org.openjdk.jcstress.infra.results.ZZ_Result;
 
@@ -82,7 +83,7 @@ public final class DescriptorTableTest {
     public static class StartVsCancel {
         final DescriptorTable t = table(2);
         final int idx = t.acquire();
-        final int gen = t.publish(idx, true);
+        final long gen = t.publish(idx, true);
 
         @Actor public void worker(ZZ_Result r) { r.r1 = t.tryStart(idx, gen, 0); }
         @Actor public void canceller(ZZ_Result r) { r.r2 = t.tryCancel(idx, gen, true) != 0; }
@@ -96,7 +97,7 @@ public final class DescriptorTableTest {
     public static class DoubleDispatch {
         final DescriptorTable t = table(2);
         final int idx = t.acquire();
-        final int gen = t.publish(idx, false);
+        final long gen = t.publish(idx, false);
 
         @Actor public void w1(ZZ_Result r) { r.r1 = t.tryStart(idx, gen, 0); }
         @Actor public void w2(ZZ_Result r) { r.r2 = t.tryStart(idx, gen, 1); }
@@ -111,11 +112,11 @@ public final class DescriptorTableTest {
     public static class TwoAwaitersRelease {
         final DescriptorTable t = table(2);
         final int idx = t.acquire();
-        final int gen = t.publish(idx, true);
+        final long gen = t.publish(idx, true);
 
         {
             t.tryStart(idx, gen, 0);
-            t.finish(idx, false);
+            t.finishWaitable(idx, null);
         }
 
         @Actor public void a1(ZZ_Result r) { r.r1 = t.tryReleaseWaitable(idx, gen) != 0; }
@@ -138,7 +139,7 @@ public final class DescriptorTableTest {
     public static class SweepCancelVsAwaiterReuse {
         final DescriptorTable t = table(2);
         final int idx = t.acquire();
-        final int gen = t.publish(idx, true);
+        final long gen = t.publish(idx, true);
 
         @Actor public void sweeper(III_Result r) {
             long won = t.tryCancel(idx, gen, false);
@@ -153,6 +154,47 @@ public final class DescriptorTableTest {
             } else {
                 r.r3 = -1;
             }
+        }
+    }
+
+    @JCStressTest
+    @Description("The failure seqlock: a late await of a released FAILED slot reads its failure while the next"
+            + " owner reuses the slot and its new task fails too. The reader must never attribute the new"
+            + " generation's failure to the old handle. r1: 1 the old failure, 0 'moved on' (stale), 3 the reuse"
+            + " was visible before the read began, 2 the new failure.")
+    @Outcome(id = {"1", "0", "3"}, expect = Expect.ACCEPTABLE,
+            desc = "the old cause, or the handle seen stale (before or during the read)")
+    @Outcome(id = "2", expect = Expect.FORBIDDEN, desc = "the new task's failure reported for the old handle")
+    @State
+    public static class LateFailureReadVsReuse {
+        static final RuntimeException OLD = new RuntimeException("old");
+        static final RuntimeException NEW = new RuntimeException("new");
+        final DescriptorTable t = table(2);
+        final int idx = t.acquire();
+        final long gen = t.publish(idx, true);
+
+        {
+            t.tryStart(idx, gen, 0);
+            t.finishWaitable(idx, OLD);
+            t.tryReleaseWaitable(idx, gen);
+            t.pushReleased(idx); // on top: the owner's acquire below takes it
+        }
+
+        @Actor public void lateAwaiter(I_Result r) {
+            long c = t.ctlAcquire(idx);
+            if (DescriptorTable.gen(c) != gen) {
+                r.r1 = 3;
+                return;
+            }
+            Throwable f = t.failureOf(idx, gen);
+            r.r1 = f == OLD ? 1 : f == null ? 0 : 2;
+        }
+
+        @Actor public void nextOwner() {
+            int i = t.acquire();
+            long g = t.publish(i, true);
+            t.tryStart(i, g, 0);
+            t.finishWaitable(i, NEW);
         }
     }
 }

@@ -51,7 +51,7 @@ class SlotOwnershipTest {
     }
 
     private static int slotOf(PoolCore core, long handle) {
-        return (int) handle; // {gen, idx}: the slot is the low word
+        return core.tableForTest().slotOf(handle);
     }
 
     @Test
