@@ -152,8 +152,16 @@ public final class ThreadPool implements AutoCloseable {
     }
 
     /**
-     * Submits a task that can be awaited or cancelled; returns its handle ({gen, idx} packed in a long). Its
-     * descriptor stays allocated until the first {@link #await} after it ends: await every handle.
+     * Submits a task that can be awaited or cancelled; returns its handle. Its descriptor stays allocated
+     * until the first {@link #await} after it ends: await every handle.
+     *
+     * <p>A handle is a positive {@code long}, {@code gen << log2(queueCapacity) | slot}: the descriptor slot and
+     * how many times that slot has been used. It is valid from this call until the slot is reused by a later
+     * submit, which can only happen after the task has ended and been awaited; from then on it is stale and
+     * {@link #await} and {@link #cancel} refuse it with {@link InvalidHandleException}. No handle value is
+     * ever issued twice by one pool: a slot that has used up its generations ({@code 2^39} uses for the
+     * largest {@code queueCapacity}, {@code 2^56} up to 128) is retired instead of reused, so the pool loses
+     * one descriptor per that many reuses of one slot.
      */
     public long submitWaitable(Runnable task) {
         return submitWaitable(task, SubmitOptions.DEFAULT);
@@ -257,9 +265,17 @@ public final class ThreadPool implements AutoCloseable {
     /**
      * Waits for a waitable task. Returns normally when it completed.
      *
+     * <p>The first await after the task ended releases its descriptor. Every await of a still valid handle
+     * (see {@link #submitWaitable(Runnable)}), the first and any later one, reports the same outcome: it
+     * returns, or throws {@link TaskFailedException} with the same cause, or {@link TaskCancelledException}.
+     * The pool keeps a failed task's cause for these awaits until its slot is reused, and no longer; a
+     * detached task's failure it does not keep at all (beyond {@link #recentErrors()}). An await that races
+     * the slot's reuse reports the outcome or the stale handle, never a failure without its cause.
+     *
      * @throws TaskFailedException     if it threw (the cause is what it threw)
      * @throws TaskCancelledException  if it was cancelled
-     * @throws InvalidHandleException  if the handle is not this pool's, or its slot has been reused
+     * @throws InvalidHandleException  if the handle is not of this pool's form (the message names the ranges),
+     *                                 or stale: its slot has been reused or retired
      */
     public void await(long handle) throws InterruptedException {
         awaitNanos(handle, Long.MAX_VALUE);
@@ -271,7 +287,12 @@ public final class ThreadPool implements AutoCloseable {
         return awaitNanos(handle, nanos);
     }
 
-    /** Cancels a waitable task that has not started yet; true only if this call cancelled it. */
+    /**
+     * Cancels a waitable task that has not started yet; true only if this call cancelled it. Its await then
+     * throws {@link TaskCancelledException} (and releases the descriptor).
+     *
+     * @throws InvalidHandleException as for {@link #await(long)}
+     */
     public boolean cancel(long handle) {
         try {
             return core.cancel(handle);

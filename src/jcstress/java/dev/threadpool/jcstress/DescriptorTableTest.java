@@ -10,6 +10,7 @@ import org.openjdk.jcstress.annotations.JCStressTest;
 import org.openjdk.jcstress.annotations.Outcome;
 import org.openjdk.jcstress.annotations.State;
 import org.openjdk.jcstress.infra.results.III_Result;
+import org.openjdk.jcstress.infra.results.I_Result;
 import org.openjdk.jcstress.infra.results.II_Result;
 import org.openjdk.jcstress.infra.results.ZZ_Result;
 
@@ -82,10 +83,10 @@ public final class DescriptorTableTest {
     public static class StartVsCancel {
         final DescriptorTable t = table(2);
         final int idx = t.acquire();
-        final int gen = t.publish(idx, true);
+        final long gen = t.publish(idx, true);
 
         @Actor public void worker(ZZ_Result r) { r.r1 = t.tryStart(idx, gen, 0); }
-        @Actor public void canceller(ZZ_Result r) { r.r2 = t.tryCancel(idx, gen, true); }
+        @Actor public void canceller(ZZ_Result r) { r.r2 = t.tryCancel(idx, gen, true) != 0; }
     }
 
     @JCStressTest
@@ -96,7 +97,7 @@ public final class DescriptorTableTest {
     public static class DoubleDispatch {
         final DescriptorTable t = table(2);
         final int idx = t.acquire();
-        final int gen = t.publish(idx, false);
+        final long gen = t.publish(idx, false);
 
         @Actor public void w1(ZZ_Result r) { r.r1 = t.tryStart(idx, gen, 0); }
         @Actor public void w2(ZZ_Result r) { r.r2 = t.tryStart(idx, gen, 1); }
@@ -111,14 +112,89 @@ public final class DescriptorTableTest {
     public static class TwoAwaitersRelease {
         final DescriptorTable t = table(2);
         final int idx = t.acquire();
-        final int gen = t.publish(idx, true);
+        final long gen = t.publish(idx, true);
 
         {
             t.tryStart(idx, gen, 0);
-            t.finish(idx, false);
+            t.finishWaitable(idx, null);
         }
 
         @Actor public void a1(ZZ_Result r) { r.r1 = t.tryReleaseWaitable(idx, gen) != 0; }
         @Actor public void a2(ZZ_Result r) { r.r2 = t.tryReleaseWaitable(idx, gen) != 0; }
+    }
+
+    @JCStressTest
+    @Description("The CANCEL_PENDING sweep cancels a queued waitable while its awaiter, as soon as it sees"
+            + " CANCELLED, releases the slot and the next acquire takes it. r1: what the word the sweep's CAS"
+            + " replaced says (1 waitable); r2: what a re-read of the slot after the CAS says (the decision the"
+            + " sweep took before issue 13, item 2); r3: 1 if the awaiter released and re-acquired the slot,"
+            + " -1 if it looked too early.")
+    @Outcome(id = {"1, 1, -1", "1, 1, 1"}, expect = Expect.ACCEPTABLE,
+            desc = "the awaiter looked before the cancel, or re-acquired after the sweep's re-read")
+    @Outcome(id = "1, 0, 1", expect = Expect.ACCEPTABLE_INTERESTING,
+            desc = "the re-read saw the next owner's RESERVED word (not waitable): a sweep deciding from it"
+                    + " would free, as a cancelled detached task, a slot somebody else holds")
+    @Outcome(expect = Expect.FORBIDDEN, desc = "the replaced word did not say waitable, or the cancel was lost")
+    @State
+    public static class SweepCancelVsAwaiterReuse {
+        final DescriptorTable t = table(2);
+        final int idx = t.acquire();
+        final long gen = t.publish(idx, true);
+
+        @Actor public void sweeper(III_Result r) {
+            long won = t.tryCancel(idx, gen, false);
+            r.r1 = won == 0 ? -1 : DescriptorTable.waitable(won) ? 1 : 0;
+            r.r2 = DescriptorTable.waitable(t.ctlAcquire(idx)) ? 1 : 0;
+        }
+
+        @Actor public void awaiterThenSubmitter(III_Result r) {
+            if (t.tryReleaseWaitable(idx, gen) != 0) {
+                t.pushReleased(idx);
+                r.r3 = t.acquire() == idx ? 1 : 0;
+            } else {
+                r.r3 = -1;
+            }
+        }
+    }
+
+    @JCStressTest
+    @Description("The failure seqlock: a late await of a released FAILED slot reads its failure while the next"
+            + " owner reuses the slot and its new task fails too. The reader must never attribute the new"
+            + " generation's failure to the old handle. r1: 1 the old failure, 0 'moved on' (stale), 3 the reuse"
+            + " was visible before the read began, 2 the new failure.")
+    @Outcome(id = {"1", "0", "3"}, expect = Expect.ACCEPTABLE,
+            desc = "the old cause, or the handle seen stale (before or during the read)")
+    @Outcome(id = "2", expect = Expect.FORBIDDEN, desc = "the new task's failure reported for the old handle")
+    @State
+    public static class LateFailureReadVsReuse {
+        static final RuntimeException OLD = new RuntimeException("old");
+        static final RuntimeException NEW = new RuntimeException("new");
+        final DescriptorTable t = table(2);
+        final int idx = t.acquire();
+        final long gen = t.publish(idx, true);
+
+        {
+            t.tryStart(idx, gen, 0);
+            t.finishWaitable(idx, OLD);
+            t.tryReleaseWaitable(idx, gen);
+            t.pushReleased(idx); // on top: the owner's acquire below takes it
+        }
+
+        @Actor public void lateAwaiter(I_Result r) {
+            long c = t.ctlAcquire(idx);
+            if (DescriptorTable.gen(c) != gen) {
+                r.r1 = 3;
+                return;
+            }
+            Throwable f = t.failureOf(idx, gen);
+            r.r1 = f == OLD ? 1 : f == null ? 0 : 2;
+        }
+
+        @Actor public void nextOwner() {
+            int i = t.acquire();
+            long g = t.publish(i, true);
+            t.tryStart(i, g, 0);
+            t.finishWaitable(i, NEW);
+        }
     }
 }

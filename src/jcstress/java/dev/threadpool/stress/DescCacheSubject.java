@@ -68,7 +68,7 @@ final class DescCacheSubject implements StressSubject {
                                     seen.hit(-1); // held by someone else: the freelist handed it out twice
                                 }
                                 long c = table.ctlAcquire(idx);
-                                int gen = DescriptorTable.gen(c);
+                                int gen = (int) DescriptorTable.gen(c); // low bits: the test compares successive values
                                 if (DescriptorTable.state(c) != DescriptorTable.RESERVED
                                         || gen - lastGen.get(idx) <= 0) {
                                     seen.hit(-1); // not reserved, or the generation did not move on

@@ -1,13 +1,18 @@
 package dev.threadpool.internal.queue;
 
 /**
- * A queue entry names a task descriptor: {@code gen} (high 32 bits) and {@code idx} (low 32 bits) packed in
- * one long, so every queue moves a single word and a worker can reject an entry whose descriptor has since
- * been recycled (its generation moved on).
+ * What the queues carry: one long per entry, any value but the sentinels ({@link #EMPTY}, and
+ * {@code WorkDeque.ABORT}), so every queue moves a single word.
  *
- * <p>{@link #EMPTY} (all ones) is the "nothing" value of every queue and of the LIFO slot. No real entry can
- * equal it: descriptor indices are below {@code 2^24} (the largest {@code queueCapacity}), so the low word
- * of a real entry is never {@code 0xFFFF_FFFF}.
+ * <p>The pool's entries are its task handles, packed per pool by
+ * {@code DescriptorTable.handle(idx, gen)} as {@code gen << idxBits | idx} with {@code idxBits =
+ * log2(queueCapacity)}: always in {@code [2, 2^63)}, so never a sentinel (both are negative). A worker
+ * decodes them with {@code DescriptorTable.slotOf} / {@code genOf} and rejects an entry whose descriptor has
+ * since been recycled (its generation moved on). Decode a pool entry only through its table: the static
+ * {@link #pack}, {@link #gen} and {@link #idx} below are a fixed 32/32 layout for the queues' own tests and
+ * benchmarks, which need distinct values and nothing else.
+ *
+ * <p>{@link #EMPTY} (all ones) is the "nothing" value of every queue and of the LIFO slot.
  */
 public final class QueueEntry {
     /** Returned by pops when there is nothing to take; never a valid entry. */
@@ -15,6 +20,7 @@ public final class QueueEntry {
 
     private QueueEntry() {}
 
+    /** A test value {@code gen(32) | idx(32)}; not how the pool packs its entries (see the class comment). */
     public static long pack(int gen, int idx) {
         return ((long) gen << 32) | (idx & 0xFFFF_FFFFL);
     }

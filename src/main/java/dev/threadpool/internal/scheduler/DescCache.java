@@ -19,7 +19,8 @@ import java.lang.foreign.MemorySegment;
  * <h2>Operations</h2>
  * <pre>
  *   pop():      empty? refill: acquireBatch(up to 32) with ONE CAS on the freelist head
- *               idx = slots[--count]; reserve(idx)            (FREE -> gen + 1, RESERVED, as acquire())
+ *               idx = slots[--count]; reserve(idx)            (FREE -> gen + 1, RESERVED, as acquire();
+ *                                                              a used-up slot is retired: drop it, pop again)
  *   push(idx):  idx FREE and owned by the caller
  *               full? spill: releaseBatch(oldest 16) with ONE CAS, keep the newest 16
  *               slots[count++] = idx
@@ -152,22 +153,26 @@ public final class DescCache {
 
     /**
      * Takes a slot and moves it to {@code (gen + 1, RESERVED)}, exactly like {@link DescriptorTable#acquire()};
-     * returns its index, or -1 when the cache and the freelist are both empty.
+     * returns its index, or -1 when the cache and the freelist are both empty. A slot whose generations are
+     * used up is retired by {@code reserve} and dropped here; the next one is taken.
      */
     public int pop() {
         final MemorySegment s = seg;
-        int n = Mem.getIntPlain(s, Layout.COUNT_OFFSET);
-        if (n == 0) {
-            n = refill();
+        for (;;) {
+            int n = Mem.getIntPlain(s, Layout.COUNT_OFFSET);
             if (n == 0) {
-                return -1;
+                n = refill();
+                if (n == 0) {
+                    return -1;
+                }
+            }
+            n--;
+            int idx = Mem.getIntPlain(s, Layout.slot(n));
+            Mem.setIntPlain(s, Layout.COUNT_OFFSET, n);
+            if (table.reserve(idx)) {
+                return idx;
             }
         }
-        n--;
-        int idx = Mem.getIntPlain(s, Layout.slot(n));
-        Mem.setIntPlain(s, Layout.COUNT_OFFSET, n);
-        table.reserve(idx);
-        return idx;
     }
 
     /** One CAS for up to 32 slots; reverses them so the first one popped from the freelist is on top. */

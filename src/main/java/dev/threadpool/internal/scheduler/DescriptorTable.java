@@ -4,12 +4,13 @@ import dev.threadpool.internal.memory.CacheLine;
 import dev.threadpool.internal.memory.Mem;
 import dev.threadpool.internal.memory.PoolMemory;
 import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
 /**
- * The bounded, preallocated table of task descriptors, its lock-free freelist, and the descriptor state
- * machine. One descriptor per queued or running task; {@code queueCapacity} of them, allocated at pool start
- * and never more, which is what bounds the pool.
+ * The bounded, preallocated table of task descriptors, its lock-free freelist, the descriptor state
+ * machine, and the packing of handles. One descriptor per queued or running task; {@code queueCapacity} of
+ * them, allocated at pool start and never more, which is what bounds the pool.
  *
  * <h2>State machine</h2>
  * <pre>
@@ -18,17 +19,37 @@ import java.lang.invoke.VarHandle;
  *                                                       +--CAS (cancel)--> CANCELLED        |
  *   detached: RUNNING --finish--> FREE (+ outcome)  at once, then onto the freelist
  *   waitable: COMPLETED | FAILED | CANCELLED --CAS (first await)--> FREE (+ outcome), then onto the freelist
+ *   FREE --acquire, generations used up--> RETIRED  (never handed out again)
  * </pre>
  * The whole state lives in one 64-bit control word, so every transition is one CAS that also checks the
  * generation:
  * <pre>
- *   bits 63..32  gen       incremented at every acquire; queue entries and handles carry it
- *   bit  16      WAITABLE  a handle was returned for this generation
- *   bits 15..8   outcome   in FREE: how the last generation ended (COMPLETED, FAILED or CANCELLED)
- *   bits  7..0   state
+ *   bits 63..7  gen       57 bits; incremented at every acquire; handles and queue entries carry it
+ *   bit  6      WAITABLE  a handle was returned for this generation
+ *   bits  5..3  outcome   in FREE: how the last generation ended (COMPLETED, FAILED or CANCELLED)
+ *   bits  2..0  state     FREE .. FAILED, RETIRED
  * </pre>
  * A worker runs an entry {gen, idx} only if its CAS {@code (gen, QUEUED) -> (gen, RUNNING)} wins: stale
  * entries (older gen) and cancelled tasks fail the CAS, so dispatch is exactly-once.
+ *
+ * <h2>Handles and queue entries</h2>
+ * A handle (what {@code submitWaitable} returns; queue entries are the same value) packs a slot's index and
+ * generation: {@code gen << idxBits | idx}, with {@code idxBits = ceil(log2(capacity))} (at least 1), so
+ * {@code log2(queueCapacity)} for a pool. A slot's generations run from 1 to {@code maxGen = 2^genBits - 1}
+ * with {@code genBits = min(56, 63 - idxBits)}: 56 for a pool of up to 128 descriptors, 39 for the largest
+ * ({@code 2^24}). A handle is therefore in {@code [2^idxBits, 2^63)}: never negative, so never
+ * {@code QueueEntry.EMPTY} or a queue's other sentinel, and never 0.
+ *
+ * <p><b>A generation never repeats; handles never repeat.</b> When an acquire would move a slot past
+ * {@code maxGen} it <em>retires</em> the slot instead: state RETIRED, gen {@code maxGen + 1} (which no handle
+ * can carry: that is why gen has one bit more than {@code genBits}), and takes another slot. A retired slot
+ * is never handed out again, so a handle of this pool names one task forever: a stale handle is refused, never
+ * taken for a live one, however long the pool runs. The price is one descriptor per {@code 2^genBits}
+ * reuses of one slot: a slot of a {@code 2^24}-descriptor pool reused ten million times a second retires
+ * after 15 hours (2^39 reuses); one of a pool of up to 128 after 228 years (2^56). Retired slots are neither
+ * free nor live ({@link #countFree()} and {@code taskDescLive} do not count them, {@link #countRetired()}
+ * does). A pool runs out of descriptors this way only after {@code 2^genBits} uses of every one of its
+ * slots: {@code 2^63} tasks for the largest pool, {@code 2^57} for the smallest (45 years at 10^8 a second).
  *
  * <h2>Freelist</h2>
  * A Treiber stack threaded through {@code NEXT_FREE}. The head packs a 32-bit ABA tag with the top index;
@@ -36,10 +57,33 @@ import java.lang.invoke.VarHandle;
  * and pushed back in between fails its CAS. (The tag would have to wrap 2^32 times inside one pop for ABA
  * to return.)
  *
- * <h2>References</h2>
- * Java references cannot live off-heap: the task, its group and its failure sit in on-heap arrays of the
- * pool indexed by slot. They are written with plain stores by the submitter (or worker) that owns the slot
- * and published by the release store of the control word (and the queue's own release).
+ * <h2>References and who may write them</h2>
+ * Java references cannot live off-heap: the task and its group sit in on-heap arrays of the pool, and a
+ * waitable task's failure in {@link #failures} here, indexed by slot. Only the slot's current owner writes
+ * them: the submitter between acquire and publish, the worker between its start CAS and finish, the awaiter
+ * that wins the release CAS, a canceller only of a detached slot it cancelled (nobody else can release
+ * that one). Whoever gives a slot up (a publish, a finish, a release, a cancel) writes nothing of it
+ * afterwards; the owner that releases a slot clears what must be cleared before the release.
+ *
+ * <p>A finished waitable task's failure stays in its slot after the release, for later awaits of the same
+ * handle, until the slot's next acquire (or retirement) clears it: that is the only reference the table
+ * keeps, and the handle is stale from then on. A detached task's failure is never stored.
+ *
+ * <h2>The failure seqlock</h2>
+ * A late await (the slot already released, FREE with outcome FAILED) reads the failure without owning the
+ * slot, while the next owner may be reusing it. It is a seqlock read, with the generation as the sequence:
+ * read the control word (gen g), read the failure, re-read the control word; the value is gen g's only if
+ * the generation is still g. For that, a reader that sees a failure (or null) written under a later
+ * generation must also see that generation on its re-read. Writer side: every store of a failure (the
+ * worker's, or the clear by the next owner) is a <em>release</em> store, and it follows that owner's
+ * generation store in program order or in happens-before. Reader side: the failure load is an
+ * <em>acquire</em> load, so the re-read comes after it. If the acquire load reads a release store made under
+ * generation g' > g, it synchronizes with it, the store of g' happens-before the re-read, and the re-read sees
+ * g' or later. A release store (acquire load) is a release (acquire) fence joined to the one access it
+ * orders; the classic seqlock needs the fence only because its data are many plain words, ours is one
+ * reference. The generation store itself needs no ordering of its own (it is opaque); what matters is that
+ * the writes after it are ordered after it, and a release store orders what comes <em>before</em> it, never
+ * what follows, so a volatile generation store alone would not do.
  */
 public final class DescriptorTable {
 
@@ -51,16 +95,25 @@ public final class DescriptorTable {
     public static final int COMPLETED = 4;
     public static final int CANCELLED = 5;
     public static final int FAILED = 6;
+    /** Generations used up: never handed out again (see the class comment). */
+    public static final int RETIRED = 7;
 
-    static final long STATE_MASK = 0xFFL;
-    static final int OUTCOME_SHIFT = 8;
-    static final long OUTCOME_MASK = 0xFFL << OUTCOME_SHIFT;
-    static final long WAITABLE_BIT = 1L << 16;
+    static final long STATE_MASK = 0x7L;
+    static final int OUTCOME_SHIFT = 3;
+    static final long OUTCOME_MASK = 0x7L << OUTCOME_SHIFT;
+    static final long WAITABLE_BIT = 1L << 6;
+    static final int GEN_SHIFT = 7;
+    /** The generation field of the control word: one bit more than the widest {@code genBits}. */
+    static final int CTL_GEN_BITS = 64 - GEN_SHIFT;
+    /** The most generation bits a handle carries; {@code maxGen + 1} must still fit {@link #CTL_GEN_BITS}. */
+    static final int MAX_GEN_BITS = CTL_GEN_BITS - 1;
 
     /** Descriptor flags (the {@code FLAGS} int). */
     public static final int FLAG_LANE_BLOCKING = 1;
 
     private static final int NONE = -1;
+
+    private static final VarHandle FAILURES = MethodHandles.arrayElementVarHandle(Throwable[].class);
 
     /**
      * Off-heap layout.
@@ -100,9 +153,27 @@ public final class DescriptorTable {
     private final MemorySegment header;
     private final MemorySegment table;
     private final int capacity;
+    /** Index bits of a handle: {@code ceil(log2(capacity))}, at least 1. */
+    private final int idxBits;
+    private final long idxMask;
+    /** The last generation a slot may have, {@code 2^genBits - 1}; the acquire after it retires the slot. */
+    private final long maxGen;
+    /**
+     * A finished waitable task's failure, per slot (on-heap: a reference). Written only by the slot's owner,
+     * always with a release store; kept until the slot's next acquire. See "The failure seqlock".
+     */
+    private final Throwable[] failures;
 
     public DescriptorTable(PoolMemory memory, int capacity) {
+        if (capacity < 1 || capacity > 1 << 30) {
+            throw new IllegalArgumentException("capacity must be in [1, 2^30]: capacity=" + capacity);
+        }
         this.capacity = capacity;
+        this.idxBits = Math.max(1, 32 - Integer.numberOfLeadingZeros(capacity - 1));
+        this.idxMask = (1L << idxBits) - 1;
+        int genBits = Math.min(MAX_GEN_BITS, 63 - idxBits);
+        this.maxGen = (1L << genBits) - 1;
+        this.failures = new Throwable[capacity];
         this.header = memory.allocate("descriptor freelist head", Layout.HEADER_LENGTH);
         this.table = memory.allocate("task descriptors", Layout.tableBytes(capacity));
         for (int i = 0; i < capacity; i++) {
@@ -122,17 +193,50 @@ public final class DescriptorTable {
     }
 
     // ---- control word helpers ------------------------------------------------------------------------
-    public static int gen(long ctl) { return (int) (ctl >>> 32); }
+    public static long gen(long ctl) { return ctl >>> GEN_SHIFT; }
     public static int state(long ctl) { return (int) (ctl & STATE_MASK); }
     public static int outcome(long ctl) { return (int) ((ctl & OUTCOME_MASK) >>> OUTCOME_SHIFT); }
     public static boolean waitable(long ctl) { return (ctl & WAITABLE_BIT) != 0; }
 
-    static long ctl(int gen, int state, int outcome, boolean waitable) {
-        return ((long) gen << 32) | (waitable ? WAITABLE_BIT : 0) | ((long) outcome << OUTCOME_SHIFT) | state;
+    static long ctl(long gen, int state, int outcome, boolean waitable) {
+        return (gen << GEN_SHIFT) | (waitable ? WAITABLE_BIT : 0) | ((long) outcome << OUTCOME_SHIFT) | state;
     }
 
     private static long head(int tag, int idx) {
         return ((long) tag << 32) | (idx & 0xFFFF_FFFFL);
+    }
+
+    // ---- handles (and queue entries) -------------------------------------------------------------------
+
+    /** The handle (and queue entry) of generation {@code gen} of slot {@code idx}: {@code gen << idxBits | idx}. */
+    public long handle(int idx, long gen) {
+        return (gen << idxBits) | idx;
+    }
+
+    /** The slot of a handle or queue entry (for a valid one; see {@link #isValidHandle}). */
+    public int slotOf(long handle) {
+        return (int) (handle & idxMask);
+    }
+
+    /** The generation of a handle or queue entry. */
+    public long genOf(long handle) {
+        return handle >>> idxBits;
+    }
+
+    /** True when {@code handle} has a form this table can issue: slot below capacity, gen in [1, maxGen]. */
+    public boolean isValidHandle(long handle) {
+        long gen = genOf(handle);
+        return handle >= 0 && slotOf(handle) < capacity && gen >= 1 && gen <= maxGen;
+    }
+
+    /** Index bits of a handle. */
+    public int idxBits() {
+        return idxBits;
+    }
+
+    /** The last generation a slot may have before it is retired. */
+    public long maxGen() {
+        return maxGen;
     }
 
     /** The control word, read with acquire: pairs with the release stores and CASes of every transition. */
@@ -149,7 +253,8 @@ public final class DescriptorTable {
 
     /**
      * Pops a free slot and moves it to {@code (gen + 1, RESERVED)}; returns its index, or -1 when every
-     * descriptor is in use. The caller now owns the slot exclusively.
+     * descriptor is in use. The caller now owns the slot exclusively. A popped slot whose generations are
+     * used up is retired instead (see the class comment) and the next one is popped.
      */
     public int acquire() {
         final MemorySegment h = header;
@@ -162,14 +267,39 @@ public final class DescriptorTable {
             }
             // May be stale if idx is popped concurrently; the tag makes our CAS fail in that case.
             int next = Mem.getIntOpaque(table, base(idx) + Layout.NEXT_FREE_OFFSET);
-            if (Mem.casLong(h, Layout.FREE_HEAD_OFFSET, top, head((int) (top >>> 32) + 1, next))) {
-                long d = base(idx) + Layout.CTL_OFFSET;
-                long old = Mem.getLongPlain(table, d);
-                // volatile: a late await on the old generation re-reads CTL after reading the slot's failure
-                // (seqlock style) and must see the new gen before we overwrite anything of the slot.
-                Mem.setLongVolatile(table, d, ctl(gen(old) + 1, RESERVED, 0, false));
+            if (Mem.casLong(h, Layout.FREE_HEAD_OFFSET, top, head((int) (top >>> 32) + 1, next))
+                    && nextGeneration(idx)) {
                 return idx;
             }
+        }
+    }
+
+    /**
+     * FREE -> {@code (gen + 1, RESERVED)} of a slot the caller owns off the freelist, and the clear of the
+     * previous generation's failure; or, when {@code gen == maxGen}, FREE -> {@code (maxGen + 1, RETIRED)}
+     * (returns false: the slot is dropped for good).
+     */
+    private boolean nextGeneration(int idx) {
+        long d = base(idx) + Layout.CTL_OFFSET;
+        // plain: the last writer of CTL handed the slot to us through a release (the freelist CAS, or our own
+        // free), and nobody else writes the word of a FREE slot (every CAS on it expects another state).
+        long old = Mem.getLongPlain(table, d);
+        long gen = gen(old);
+        boolean retire = gen >= maxGen;
+        // opaque: atomic, and ordered before nothing by itself. The failure seqlock needs our *later* writes to
+        // this slot's failure cell ordered after it: clearFailure's release store does that (class comment).
+        Mem.setLongOpaque(table, d, retire ? ctl(maxGen + 1, RETIRED, 0, false) : ctl(gen + 1, RESERVED, 0, false));
+        clearFailure(idx);
+        return !retire;
+    }
+
+    /** The new owner drops the previous generation's failure (a plain read first: rarely is there one). */
+    private void clearFailure(int idx) {
+        // plain read: only owners write the cell, and the previous owner's write happens-before our ownership
+        if (failures[idx] != null) {
+            // release: the seqlock writer; orders our generation store before this store, so a late await whose
+            // acquire load of the cell returns null sees the new generation on its re-read (failureOf).
+            FAILURES.setRelease(failures, idx, (Throwable) null);
         }
     }
 
@@ -212,9 +342,9 @@ public final class DescriptorTable {
     }
 
     /** RESERVED -> QUEUED; returns the generation. */
-    public int publish(int idx, boolean waitable) {
+    public long publish(int idx, boolean waitable) {
         long d = base(idx) + Layout.CTL_OFFSET;
-        int gen = gen(Mem.getLongPlain(table, d));
+        long gen = gen(Mem.getLongPlain(table, d));
         // release: publishes the task reference, group, flags and timestamp written before; pairs with the
         // worker's CAS in tryStart and with cancel()/await() reads.
         Mem.setLongRelease(table, d, ctl(gen, QUEUED, 0, waitable));
@@ -225,7 +355,7 @@ public final class DescriptorTable {
      * (gen, QUEUED) -> (gen, RUNNING): the exactly-once dispatch point. False for a stale entry (the slot has
      * moved to another generation) or a cancelled task.
      */
-    public boolean tryStart(int idx, int gen, int worker) {
+    public boolean tryStart(int idx, long gen, int worker) {
         long d = base(idx) + Layout.CTL_OFFSET;
         long c = Mem.getLongAcquire(table, d);
         if (gen(c) != gen || state(c) != QUEUED) {
@@ -241,41 +371,59 @@ public final class DescriptorTable {
 
     /**
      * (gen, QUEUED) -> (gen, CANCELLED), only while still queued. With {@code waitableOnly} a detached task
-     * is never cancelled (a forged handle must not strand a slot nobody will release).
+     * is never cancelled (a forged handle must not strand a slot nobody will release). Returns the control
+     * word the CAS replaced (never 0: its state is QUEUED), or 0 if nothing was cancelled.
+     *
+     * <p>What happens to the slot next must be decided from the returned word, never from a re-read: a
+     * cancelled waitable belongs to whoever awaits it, who may release it at once, and the next acquire may
+     * already have moved it to another generation (issue 13, item 2).
      */
-    public boolean tryCancel(int idx, int gen, boolean waitableOnly) {
+    public long tryCancel(int idx, long gen, boolean waitableOnly) {
         long d = base(idx) + Layout.CTL_OFFSET;
         for (;;) {
             long c = Mem.getLongAcquire(table, d);
             if (gen(c) != gen || state(c) != QUEUED || (waitableOnly && !waitable(c))) {
-                return false;
+                return 0;
             }
             // CAS: races the worker's tryStart; exactly one of the two wins.
             if (Mem.casLong(table, d, c, (c & ~STATE_MASK) | CANCELLED)) {
-                return true;
+                return c;
             }
         }
     }
 
     /**
-     * RUNNING -> terminal for a task that ran. A detached slot goes straight to FREE and back onto the
-     * freelist (returns true: the caller counts a release); a waitable slot stays COMPLETED/FAILED until its
-     * first await.
+     * RUNNING -> FREE (+ outcome) for a detached task that ran, and back onto the freelist.
+     *
+     * @throws IllegalStateException if the slot is waitable (that one ends with {@link #finishWaitable})
      */
-    public boolean finish(int idx, boolean failed) {
+    public void finish(int idx, boolean failed) {
         long d = base(idx) + Layout.CTL_OFFSET;
         long c = Mem.getLongPlain(table, d); // RUNNING: only we write it now
-        int terminal = failed ? FAILED : COMPLETED;
         if (waitable(c)) {
-            // volatile: publishes the outcome (and the failure reference) to awaiters, and orders this store
-            // before our read of the slot's signal (Dekker pair with SlotSignal's enqueue-then-recheck).
-            Mem.setLongVolatile(table, d, (c & ~STATE_MASK) | terminal);
-            return false;
+            throw new IllegalStateException("finish is for detached slots; slot " + idx + " is waitable");
         }
         // release: a late reader of this generation sees FREE with the outcome; then push publishes further.
-        Mem.setLongRelease(table, d, ctl(gen(c), FREE, terminal, false));
+        Mem.setLongRelease(table, d, ctl(gen(c), FREE, failed ? FAILED : COMPLETED, false));
         push(idx);
-        return true;
+    }
+
+    /**
+     * RUNNING -> COMPLETED, or FAILED with {@code failure} kept in the slot for its awaits, for a waitable
+     * task that ran. The slot stays terminal until its first await releases it.
+     */
+    public void finishWaitable(int idx, Throwable failure) {
+        long d = base(idx) + Layout.CTL_OFFSET;
+        long c = Mem.getLongPlain(table, d); // RUNNING: only we write it now
+        if (failure != null) {
+            // release: the seqlock writer (class comment); it follows, in happens-before, the store of this
+            // generation (publish -> our start CAS). The awaiters that release the slot see it through the
+            // volatile store below.
+            FAILURES.setRelease(failures, idx, failure);
+        }
+        // volatile: publishes the outcome (and the failure reference) to awaiters, and orders this store
+        // before our read of the slot's signal (Dekker pair with SlotSignal's enqueue-then-recheck).
+        Mem.setLongVolatile(table, d, (c & ~STATE_MASK) | (failure != null ? FAILED : COMPLETED));
     }
 
     /**
@@ -291,9 +439,10 @@ public final class DescriptorTable {
     /**
      * The first await of a finished waitable: (gen, terminal) -> (gen, FREE + outcome), then onto the
      * freelist. Exactly one of several concurrent awaiters wins; returns the control word it replaced, or 0
-     * if it lost (or the task is not terminal, or the generation moved on).
+     * if it lost (or the task is not terminal, or the generation moved on). The winner owns the slot until
+     * it pushes it ({@link #pushReleased}, or a cache).
      */
-    public long tryReleaseWaitable(int idx, int gen) {
+    public long tryReleaseWaitable(int idx, long gen) {
         long d = base(idx) + Layout.CTL_OFFSET;
         long c = Mem.getLongVolatile(table, d);
         int st = state(c);
@@ -312,9 +461,41 @@ public final class DescriptorTable {
         push(idx);
     }
 
-    /** Full fence for the seqlock-style read of a slot's failure reference (see {@code PoolCore.await}). */
-    public static void loadLoadFence() {
-        VarHandle.acquireFence();
+    /**
+     * The failure of the generation that last ran in a slot the caller owns (it won
+     * {@link #tryReleaseWaitable}): plain, the worker's store happens-before the terminal state our CAS read.
+     */
+    public Throwable failure(int idx) {
+        return failures[idx];
+    }
+
+    /**
+     * The seqlock read of a late await (class comment): the failure of generation {@code gen} of a slot the
+     * caller saw FREE with outcome FAILED in that generation, or null when the slot has since moved to another
+     * generation (the caller's handle is stale then; the value read may be the next owner's).
+     */
+    public Throwable failureOf(int idx, long gen) {
+        // acquire: pairs with the release store of whoever wrote the cell; also orders the re-read below
+        // after this load (the reader's half of the seqlock).
+        Throwable t = (Throwable) FAILURES.getAcquire(failures, idx);
+        long c = Mem.getLongAcquire(table, base(idx) + Layout.CTL_OFFSET);
+        return gen(c) == gen ? t : null;
+    }
+
+    /**
+     * White-box hook for tests in this package: sets the generation of a slot that is FREE and on the
+     * freelist or owned by the caller, as if it had been reused that often (e.g. near {@link #maxGen}).
+     */
+    void setGenerationForTest(int idx, long gen) {
+        if (gen < 0 || gen > maxGen) {
+            throw new IllegalArgumentException("gen must be in [0, " + maxGen + "]: gen=" + gen);
+        }
+        long d = base(idx) + Layout.CTL_OFFSET;
+        long c = Mem.getLongVolatile(table, d);
+        if (state(c) != FREE) {
+            throw new IllegalStateException("slot must be FREE: idx=" + idx + ", state=" + state(c));
+        }
+        Mem.setLongVolatile(table, d, (c & ((1L << GEN_SHIFT) - 1)) | (gen << GEN_SHIFT));
     }
 
     // ---- timestamps (TimestampMode.FULL) ----------------------------------------------------------------
@@ -326,11 +507,20 @@ public final class DescriptorTable {
     public long startNanos(int idx) { return Mem.getLongPlain(table, base(idx) + Layout.START_NS_OFFSET); }
     public long endNanos(int idx) { return Mem.getLongPlain(table, base(idx) + Layout.END_NS_OFFSET); }
 
-    /** Counts FREE slots by scanning the table (stats, tests; not a hot path). */
+    /** Counts FREE slots by scanning the table (stats, tests; not a hot path). Retired slots are not free. */
     public int countFree() {
+        return countState(FREE);
+    }
+
+    /** Counts RETIRED slots (generations used up, never handed out again) by scanning the table. */
+    public int countRetired() {
+        return countState(RETIRED);
+    }
+
+    private int countState(int state) {
         int n = 0;
         for (int i = 0; i < capacity; i++) {
-            if (state(ctlAcquire(i)) == FREE) {
+            if (state(ctlAcquire(i)) == state) {
                 n++;
             }
         }
@@ -365,8 +555,10 @@ public final class DescriptorTable {
         final MemorySegment t = table;
         int want = max;
         for (;;) {
-            // acquire: pairs with the release CAS of every push()/releaseBatch() before it (a chain of RMWs
-            // on the head), so the NEXT_FREE links of the whole chain below the top are visible.
+            // acquire: every change of the head is a volatile CAS (acquire and release at once), so each push
+            // below the top synchronizes with the next change of the head and, by transitivity, happens-before
+            // this load: the NEXT_FREE links of the whole chain are visible. (No release sequence is needed;
+            // see native-notes/MEMORY_ORDERING.md, "Release sequences".)
             long top = Mem.getLongAcquire(h, Layout.FREE_HEAD_OFFSET);
             int cur = (int) top;
             if (cur == NONE) {
@@ -424,19 +616,18 @@ public final class DescriptorTable {
     /**
      * FREE -> {@code (gen + 1, RESERVED)} for a slot the caller owns off the freelist (from
      * {@link #acquireBatch}, i.e. a DescCache): exactly the transition {@link #acquire()} makes after its CAS.
+     * Returns false when the slot's generations are used up: it is retired instead, and the caller drops it
+     * and takes another.
      *
      * @throws IllegalStateException if the slot is not FREE (it was handed out twice)
      */
-    public void reserve(int idx) {
+    public boolean reserve(int idx) {
         long d = base(idx) + Layout.CTL_OFFSET;
-        // plain: the last writer of CTL handed the slot to us through a release (the freelist CAS, or our
-        // own free), so its value is visible.
-        long old = Mem.getLongPlain(table, d);
+        long old = Mem.getLongPlain(table, d); // see nextGeneration
         if (state(old) != FREE) {
             throw new IllegalStateException("slot must be FREE to reserve: idx=" + idx + ", state=" + state(old));
         }
-        // volatile: as in acquire(), a late await on the old generation must see the new gen first.
-        Mem.setLongVolatile(table, d, ctl(gen(old) + 1, RESERVED, 0, false));
+        return nextGeneration(idx);
     }
 
     /**

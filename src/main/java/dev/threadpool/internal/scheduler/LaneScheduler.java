@@ -74,7 +74,7 @@ final class LaneScheduler implements Scheduler {
 
     private boolean isBlocking(long entry) {
         // plain: the calling thread prepared this slot itself (PoolCore.publish) and it is not queued yet
-        return (table.flags(QueueEntry.idx(entry)) & DescriptorTable.FLAG_LANE_BLOCKING) != 0;
+        return (table.flags(table.slotOf(entry)) & DescriptorTable.FLAG_LANE_BLOCKING) != 0;
     }
 
     // =====================================================================================================

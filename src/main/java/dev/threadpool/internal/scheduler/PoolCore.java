@@ -38,6 +38,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
+import java.util.function.IntConsumer;
 
 /**
  * The engine behind {@link dev.threadpool.ThreadPool}: submit pipeline, worker loop, awaiting, shutdown and
@@ -179,9 +180,10 @@ public final class PoolCore {
     private final Watchdog watchdog;
 
     // ---- on-heap references, indexed by descriptor slot ---------------------------------------------------
+    // Written only by the slot's owner (see DescriptorTable, "References and who may write them"); a waitable
+    // task's failure lives in the table, next to the generation that guards it.
     private final Runnable[] tasks;
     private final WaitGroup[] groups;
-    private final Throwable[] failures;
     private final SlotSignal[] signals;
 
     private final WorkerThread[] workers;
@@ -269,7 +271,6 @@ public final class PoolCore {
             hook.at(ConstructionHook.Stage.HEAP_STATE, -1, memory);
             this.tasks = new Runnable[capacity];
             this.groups = new WaitGroup[capacity];
-            this.failures = new Throwable[capacity];
             this.signals = new SlotSignal[capacity];
             this.scratch = new WorkerScratchBuffer[workerSlots()];
             for (int i = 0; i < scratch.length; i++) {
@@ -563,7 +564,7 @@ public final class PoolCore {
         return done;
     }
 
-    /** Waitable submit; returns the handle {gen, idx}. Waits while full. */
+    /** Waitable submit; returns the handle ({@code gen << log2(queueCapacity) | idx}). Waits while full. */
     public long submitWaitable(Runnable task, int flags) {
         return submitWaitable(NO_SUBMITTER, task, flags);
     }
@@ -584,16 +585,20 @@ public final class PoolCore {
         enqueue(self, submitter, entry);
         observeDepth(flags);
         scheduler.signalWork(1, flags);
-        return entry;
+        return entry; // the queue entry is the handle (DescriptorTable, "Handles and queue entries")
     }
 
-    /** Writes the references and publishes (gen, QUEUED); returns the queue entry. */
+    /**
+     * Writes the references and publishes (gen, QUEUED); returns the queue entry, which is also the task's
+     * handle. The last write of the slot by the submitter: once the entry is out, the slot is the worker's
+     * (or a canceller's, or an awaiter's).
+     */
     private long publish(int idx, Runnable task, WaitGroup group, int flags, boolean waitable) {
         tasks[idx] = task; // plain: published by the release store in table.publish
         groups[idx] = group;
         table.prepare(idx, flags, Timestamps.COMPILED && timestamps ? System.nanoTime() : 0L);
-        int gen = table.publish(idx, waitable);
-        return QueueEntry.pack(gen, idx);
+        long gen = table.publish(idx, waitable);
+        return table.handle(idx, gen);
     }
 
     /** Waits for a free descriptor; -1 on deadline; throws once shutdown closes admission. */
@@ -1049,8 +1054,8 @@ public final class PoolCore {
 
     /** Runs one queue entry if it still names a queued task; never throws. */
     void runEntry(WorkerThread self, long entry) {
-        final int idx = QueueEntry.idx(entry);
-        final int gen = QueueEntry.gen(entry);
+        final int idx = table.slotOf(entry);
+        final long gen = table.genOf(entry);
         final int w = self.index;
         if (!table.tryStart(idx, gen, w)) {
             space.signal(); // a stale or cancelled entry left the ring: a cell is free
@@ -1088,16 +1093,15 @@ public final class PoolCore {
         if (Timestamps.COMPILED && timestamps && --self.latencySampleCountdown <= 0) { // owner-only; slot still ours
             sampleLatency(self, idx);
         }
-        tasks[idx] = null;
+        tasks[idx] = null; // we still own the slot (RUNNING): clear its references before we give it up
         groups[idx] = null;
         if (failure != null) {
-            failures[idx] = failure; // published to awaiters by finish()'s volatile store
             onFailure(task, failure);
         }
         long outcomeCounter = failure != null ? PoolCounters.FAILED : PoolCounters.COMPLETED;
         if (isWaitableRunning(idx)) {
             counters.increment(w, outcomeCounter); // before the awaiter can return
-            table.finish(idx, failure != null);
+            table.finishWaitable(idx, failure); // keeps the failure for the awaits of this handle, until reuse
             wakeSlot(idx);
         } else {
             releaseSlot(self, idx, false, failure != null); // detached: FREE now, cached or on the freelist
@@ -1164,13 +1168,26 @@ public final class PoolCore {
     // Handles
     // =====================================================================================================
 
+    /** The slot of a handle of this pool's form; {@link InvalidHandleException}, naming the ranges, if not. */
     private int checkHandle(long handle) {
-        int idx = QueueEntry.idx(handle);
-        if (handle == QueueEntry.EMPTY || idx < 0 || idx >= capacity) {
-            throw new InvalidHandleException("not a task handle of this pool: handle=0x"
-                    + Long.toHexString(handle) + " (slot must be in [0, " + capacity + "))");
+        if (!table.isValidHandle(handle)) {
+            throw new InvalidHandleException("not a task handle of this pool: handle=0x" + Long.toHexString(handle)
+                    + " (a handle is gen << " + table.idxBits() + " | slot, with slot in [0, " + capacity
+                    + ") and gen in [1, " + table.maxGen() + "])");
         }
-        return idx;
+        return table.slotOf(handle);
+    }
+
+    /** The exception for a handle whose generation is not its slot's current one ({@code c}). */
+    private static InvalidHandleException staleHandle(long handle, int idx, long gen, long c) {
+        long slotGen = DescriptorTable.gen(c);
+        String what = DescriptorTable.state(c) == DescriptorTable.RETIRED
+                ? "stale handle 0x" + Long.toHexString(handle) + ": slot " + idx
+                        + " has been retired (its generations are used up)"
+                : slotGen > gen ? "stale handle 0x" + Long.toHexString(handle) + ": slot " + idx + " has been reused"
+                : "not a task handle of this pool: handle=0x" + Long.toHexString(handle) + " has not been issued"
+                        + " (slot " + idx + " has not reached that generation)";
+        return new InvalidHandleException(what + " (handle gen " + gen + ", slot gen " + slotGen + ")");
     }
 
     /**
@@ -1183,15 +1200,13 @@ public final class PoolCore {
     public boolean await(long handle, long nanos) throws InterruptedException {
         ensureNotClosed();
         final int idx = checkHandle(handle);
-        final int gen = QueueEntry.gen(handle);
+        final long gen = table.genOf(handle);
         final long deadline = nanos == Long.MAX_VALUE ? Long.MAX_VALUE : System.nanoTime() + nanos;
         final WorkerThread self = currentWorker();
         for (;;) {
             long c = table.ctlVolatile(idx);
             if (DescriptorTable.gen(c) != gen) {
-                throw new InvalidHandleException("stale handle: slot " + idx + " has been reused (handle gen "
-                        + Integer.toUnsignedString(gen) + ", slot gen "
-                        + Integer.toUnsignedString(DescriptorTable.gen(c)) + ")");
+                throw staleHandle(handle, idx, gen, c);
             }
             if (!DescriptorTable.waitable(c)) {
                 throw new InvalidHandleException("not a waitable handle: 0x" + Long.toHexString(handle));
@@ -1201,21 +1216,32 @@ public final class PoolCore {
                 case DescriptorTable.COMPLETED, DescriptorTable.FAILED, DescriptorTable.CANCELLED -> {
                     long won = table.tryReleaseWaitable(idx, gen);
                     if (won != 0) {
-                        Throwable cause = failures[idx]; // ours: the slot is FREE but not yet on the freelist
+                        // Ours now (FREE, not yet on the freelist): clear what must be cleared before the
+                        // release. A cancelled task's reference is ours to drop: its canceller writes nothing
+                        // after its CAS. The failure stays in the table for later awaits, until reuse.
+                        int st0 = DescriptorTable.state(won);
+                        if (st0 == DescriptorTable.CANCELLED) {
+                            tasks[idx] = null;
+                        }
+                        Throwable cause = table.failure(idx);
                         releaseSlot(self, idx, true, false); // a helping worker keeps it in its cache
                         counters.addReleasedOther(1);
-                        return report(DescriptorTable.state(won), cause, handle);
+                        return report(st0, cause, handle);
                     }
                     // lost to a concurrent awaiter: re-read, now FREE with the outcome
                 }
                 case DescriptorTable.FREE -> {
+                    // Released by an earlier await: report the same outcome (and cause) while the handle is
+                    // valid, i.e. until the slot's next acquire.
                     int outcome = DescriptorTable.outcome(c);
-                    Throwable cause = failures[idx];
-                    DescriptorTable.loadLoadFence(); // seqlock: read the reference, then re-validate the gen
-                    if (table.ctlVolatile(idx) != c) {
-                        cause = null; // the slot moved on while we read; the outcome is still right
+                    if (outcome != DescriptorTable.FAILED) {
+                        return report(outcome, null, handle);
                     }
-                    return report(outcome, cause, handle);
+                    Throwable cause = table.failureOf(idx, gen); // the seqlock read (DescriptorTable)
+                    if (cause != null) {
+                        return report(outcome, cause, handle);
+                    }
+                    // the slot moved on while we read: re-read, and the handle is reported stale
                 }
                 default -> {
                     long remaining = deadline == Long.MAX_VALUE ? Long.MAX_VALUE : deadline - System.nanoTime();
@@ -1256,17 +1282,22 @@ public final class PoolCore {
     public boolean cancel(long handle) {
         ensureNotClosed();
         int idx = checkHandle(handle);
-        int gen = QueueEntry.gen(handle);
+        long gen = table.genOf(handle);
         long c = table.ctlAcquire(idx);
         if (DescriptorTable.gen(c) != gen) {
-            throw new InvalidHandleException("stale handle: slot " + idx + " has been reused");
+            throw staleHandle(handle, idx, gen, c);
         }
-        if (!table.tryCancel(idx, gen, true)) {
+        if (table.tryCancel(idx, gen, true) == 0) {
             return false;
         }
-        tasks[idx] = null;
+        // The slot is no longer ours to write: an awaiter may already have seen CANCELLED, released it, and the
+        // next submit reused it. The releasing awaiter clears the task reference (issue 13, item 1).
+        IntConsumer hook = cancelledHookForTest;
+        if (hook != null) {
+            hook.accept(idx);
+        }
         counters.addCancelled(1);
-        wakeSlot(idx);
+        wakeSlot(idx); // the signal belongs to the slot, not to a generation: at worst a spurious wake-up
         return true;
     }
 
@@ -1511,21 +1542,30 @@ public final class PoolCore {
     private void sweepQueued() {
         long e;
         while ((e = scheduler.drainOne()) != QueueEntry.EMPTY) {
-            int idx = QueueEntry.idx(e);
-            int gen = QueueEntry.gen(e);
-            if (!table.tryCancel(idx, gen, false)) {
+            int idx = table.slotOf(e);
+            long gen = table.genOf(e);
+            // Read before the CAS, kept only if it wins: while (gen, QUEUED) holds, the references are the ones
+            // the submitter published with this entry (our pop acquired them), and nothing can overwrite them
+            // before the slot leaves (gen, QUEUED). Once our CAS wins, a cancelled waitable is its awaiter's.
+            Runnable task = tasks[idx];
+            WaitGroup group = groups[idx];
+            long won = table.tryCancel(idx, gen, false);
+            if (won == 0) {
                 space.signal();
                 continue; // a worker started it first, or it was stale
             }
-            boolean waitable = DescriptorTable.waitable(table.ctlAcquire(idx));
-            WaitGroup group = groups[idx];
-            Runnable task = tasks[idx];
-            tasks[idx] = null;
-            groups[idx] = null;
-            if (waitable) {
+            IntConsumer hook = cancelledHookForTest;
+            if (hook != null) {
+                hook.accept(idx);
+            }
+            // Decide from the word our CAS replaced, never from a re-read: the awaiter of a waitable may already
+            // have released the slot and a submitter reserved it (issue 13, item 2).
+            if (DescriptorTable.waitable(won)) {
                 counters.addCancelled(1);
-                wakeSlot(idx); // the awaiter releases the slot and sees TaskCancelledException
+                wakeSlot(idx); // the awaiter releases the slot (and clears its task) and sees TaskCancelledException
             } else {
+                tasks[idx] = null; // a cancelled detached slot is ours alone: clear, then release
+                groups[idx] = null;
                 table.releaseCancelledDetached(idx);
                 counters.addReleasedOther(1);
                 counters.addCancelled(1); // after the release, as for completed tasks
@@ -1813,6 +1853,17 @@ public final class PoolCore {
     /** White-box hook for tests in this package: worker {@code w}'s scratch buffer. */
     WorkerScratchBuffer scratchBufferForTest(int w) {
         return scratch[w];
+    }
+
+    /**
+     * White-box hook for tests in this package: runs on the cancelling thread right after it won a
+     * QUEUED -> CANCELLED CAS ({@link #cancel}, the CANCEL_PENDING sweep), with the slot. Null in production.
+     */
+    IntConsumer cancelledHookForTest;
+
+    /** White-box hook for tests in this package: the descriptor table. */
+    DescriptorTable tableForTest() {
+        return table;
     }
 
     /** White-box hook for tests in this package: the raw counters. */

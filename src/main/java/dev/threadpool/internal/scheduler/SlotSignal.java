@@ -14,6 +14,12 @@ import java.util.concurrent.locks.AbstractQueuedSynchronizer;
  * before parking. Either the worker sees the signal and releases it (waking the queue), or the awaiter's
  * re-check sees the terminal state. AQS itself guarantees that a release after an enqueue wakes the
  * enqueued thread.
+ *
+ * <p>AQS passes an {@code int} to the condition, so it gets the low 32 bits of the awaited generation. The
+ * condition is only a wake-up filter: the caller re-reads the whole control word after every return. A
+ * generation that differs only above bit 31 would be a slot reused 2^32 times while this awaiter waited;
+ * even then the awaiter returns at that generation's end (every terminal store wakes the slot), or at its
+ * timeout, and its caller then sees the stale handle.
  */
 final class SlotSignal extends AbstractQueuedSynchronizer {
     private static final long serialVersionUID = 1L;
@@ -26,11 +32,14 @@ final class SlotSignal extends AbstractQueuedSynchronizer {
         this.idx = idx;
     }
 
-    /** Ready when the slot's generation differs from {@code gen} or its state is terminal or FREE. */
+    /**
+     * Ready when the low 32 bits of the slot's generation differ from {@code genLow} or its state is terminal,
+     * FREE or RETIRED.
+     */
     @Override
-    protected int tryAcquireShared(int gen) {
+    protected int tryAcquireShared(int genLow) {
         long c = table.ctlVolatile(idx);
-        if (DescriptorTable.gen(c) != gen) {
+        if ((int) DescriptorTable.gen(c) != genLow) {
             return 1;
         }
         int st = DescriptorTable.state(c);
@@ -43,13 +52,13 @@ final class SlotSignal extends AbstractQueuedSynchronizer {
         return true; // the condition lives in the control word; always propagate the wake-up
     }
 
-    /** Blocks until the slot is ready for {@code gen}; false on timeout. */
-    boolean await(int gen, long nanos) throws InterruptedException {
+    /** Blocks until the slot is ready for {@code gen} (see the class comment); false on timeout. */
+    boolean await(long gen, long nanos) throws InterruptedException {
         if (nanos == Long.MAX_VALUE) {
-            acquireSharedInterruptibly(gen);
+            acquireSharedInterruptibly((int) gen);
             return true;
         }
-        return tryAcquireSharedNanos(gen, nanos);
+        return tryAcquireSharedNanos((int) gen, nanos);
     }
 
     /** Wakes every thread blocked on this slot. */
