@@ -1086,8 +1086,12 @@ public final class PoolCore {
         self.latencySampleCountdown = PoolEvents.LATENCY_SAMPLE_EVERY;
         if (PoolEvents.taskLatencyEnabled()) {
             long started = table.startNanos(idx);
-            PoolEvents.taskLatency(config.threadNamePrefix(), self.index, started - table.submitNanos(idx),
-                    table.endNanos(idx) - started);
+            try {
+                PoolEvents.taskLatency(config.threadNamePrefix(), self.index, started - table.submitNanos(idx),
+                        table.endNanos(idx) - started);
+            } catch (Throwable sampleFailed) {
+                // dropped, as in onFailure: runEntry publishes the task's outcome after this
+            }
         }
     }
 
@@ -1095,15 +1099,25 @@ public final class PoolCore {
         return DescriptorTable.waitable(table.ctlAcquire(idx));
     }
 
+    /**
+     * Reports a task's failure: recentErrors, then the error handler. Never throws. In runEntry it runs after
+     * the task and before the slot's outcome is published (finish or release, counters, wake, group), and a
+     * Throwable out of here would skip those and leave the slot RUNNING for good: a task that failed with a
+     * StackOverflowError leaves little stack, and the handler's own failure may be an Error too.
+     */
     private void onFailure(Runnable task, Throwable t) {
-        errors.record(t);
-        TaskErrorHandler h = errorHandler;
-        if (h != null) {
-            try {
-                h.onError(task, t);
-            } catch (Throwable handlerFailure) {
-                errors.recordHandlerFailure(); // contained: never kills the worker
+        try {
+            errors.record(t);
+            TaskErrorHandler h = errorHandler;
+            if (h != null) {
+                try {
+                    h.onError(task, t);
+                } catch (Throwable handlerFailure) {
+                    errors.recordHandlerFailure(); // contained: never kills the worker
+                }
             }
+        } catch (Throwable reportingFailed) {
+            // dropped: the report is lost, the outcome that follows is what must not be
         }
     }
 
