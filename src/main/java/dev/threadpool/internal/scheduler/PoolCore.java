@@ -68,6 +68,13 @@ import java.util.function.IntConsumer;
  * <ul>
  *   <li>A submit from one of this pool's workers that finds no free descriptor runs the task inline
  *       (caller-runs), so a task that submits into a full pool can never deadlock it.</li>
+ *   <li>Nesting: a worker runs work on its own stack while it waits (await, submitWaitable needing a
+ *       descriptor, a push into a full queue, parallelFor) and when it runs a submit inline. Every such run
+ *       goes through {@link #runNested}, which counts it in {@code inlineDepth} and restores the count in a
+ *       finally. Nobody helps (runs an unrelated queued entry) at {@link #MAX_INLINE_DEPTH} or deeper; there a
+ *       waiter only runs its own task: the awaited task if still queued, the entry it cannot push. That adds
+ *       one level per level of the user's own recursion, so the pool's nesting on one stack is at most
+ *       {@code MAX_INLINE_DEPTH} plus the depth of the user's recursion.</li>
  *   <li>A worker clears its interrupt status before and after every task.</li>
  *   <li>Counters are incremented after the event they count: a task's slot is released before it is
  *       counted completed, so a snapshot that sees every task finished also sees every detached slot free.</li>
@@ -97,9 +104,11 @@ public final class PoolCore {
     /** Bounded spin of the default PARK strategy before a worker announces itself idle. */
     private static final int PARK_SPINS = 64;
     /**
-     * Most tasks one worker runs inline, nested, when it keeps submitting into a full pool. Beyond it the
-     * submit throws {@link PoolBusyException} instead of recursing: unbounded nesting would end in a
-     * StackOverflowError that could strike inside the pool's own bookkeeping after a task returns.
+     * Most levels of work one worker runs nested on its own stack on the pool's initiative: helping (a waiter
+     * running unrelated queued entries) and inline runs of a submit into a full pool. At this depth a worker
+     * no longer helps, and a submit that would run inline throws {@link PoolBusyException}; only a waiter's own
+     * task may still run nested (see {@link #runNested}). Unbounded nesting ended in a StackOverflowError that
+     * could strike inside the pool's own bookkeeping after a task returned, leaving its slot RUNNING.
      */
     static final int MAX_INLINE_DEPTH = 64;
     /** Tasks accepted with one CAS and pushed with one ring claim by {@link #submitBatch}. */
@@ -621,8 +630,24 @@ public final class PoolCore {
      * A worker that needs a descriptor for a waitable task helps run queued tasks until one is free. If
      * nothing is queued and nothing frees up, every descriptor is held by running tasks or by finished
      * waitable tasks nobody has awaited yet, and waiting could deadlock the pool: refuse.
+     *
+     * <p>At the nesting bound it does not help: it waits for a descriptor as an outside submitter does
+     * (registered with SpaceWaiters, so releases go to the freelist) for at most the give-up time, then
+     * refuses with {@link PoolBusyException}. On a one-worker pool nobody else frees one, so that refusal is
+     * certain once the bound is reached with every descriptor taken.
      */
     private int acquireByHelping(WorkerThread self) {
+        if (!mayHelp(self)) { // the depth cannot change inside this call: decide once
+            int idx = acquireWaiting(System.nanoTime() + HELP_GIVE_UP_NANOS);
+            if (idx >= 0) {
+                return idx;
+            }
+            counters.addRejected(1);
+            throw new PoolBusyException("queueCapacity=" + capacity + " descriptors are all taken and this worker"
+                    + " already runs " + self.inlineDepth + " tasks nested (MAX_INLINE_DEPTH=" + MAX_INLINE_DEPTH
+                    + "), so it cannot help: submitWaitable gave up after waiting "
+                    + HELP_GIVE_UP_NANOS / 1_000_000 + " ms");
+        }
         long giveUp = System.nanoTime() + HELP_GIVE_UP_NANOS;
         for (;;) {
             int idx = acquireFast(self, NO_SUBMITTER);
@@ -634,7 +659,7 @@ public final class PoolCore {
             }
             long e = scheduler.next(self);
             if (e != QueueEntry.EMPTY) {
-                runEntry(self, e);
+                runNested(self, e, null, null);
                 giveUp = System.nanoTime() + HELP_GIVE_UP_NANOS;
             } else if (System.nanoTime() - giveUp > 0) {
                 counters.addRejected(1);
@@ -657,6 +682,9 @@ public final class PoolCore {
             return false;
         }
         final WorkerThread self = currentWorker();
+        if (self != null && !mayHelp(self)) {
+            return false; // its splitter could not help run the fork (helpOnce refuses): keep the work
+        }
         int idx = acquireFast(self, NO_SUBMITTER);
         if (idx < 0) {
             return false;
@@ -672,23 +700,52 @@ public final class PoolCore {
     }
 
     /**
-     * From one of this pool's workers: runs one queued entry, if there is one, and returns true; false when
-     * nothing is queued for this worker or the caller is not a worker of this pool. For waits that must help
-     * instead of blocking (a worker blocking on work it queued itself could starve it).
+     * From one of this pool's workers: runs one queued entry nested, if there is one, and returns true; false
+     * when nothing is queued for this worker, the worker is at the nesting bound, or the caller is not a
+     * worker of this pool. For waits that must help instead of blocking (a worker blocking on work it queued
+     * itself could starve it). A caller that may be past the bound must not queue work only it would run:
+     * {@link #tryFork} refuses there, so {@link ParallelFor} forks nothing it could not help with.
      */
     boolean helpOnce() {
         final WorkerThread self = currentWorker();
-        if (self == null || self.inlineDepth >= MAX_INLINE_DEPTH) {
+        if (self == null || !mayHelp(self)) {
             return false; // nested too deep already: the caller waits instead (bounded stack)
         }
         long e = scheduler.next(self);
         if (e == QueueEntry.EMPTY) {
             return false;
         }
-        self.inlineDepth++;
-        runEntry(self, e); // never throws
-        self.inlineDepth--;
+        runNested(self, e, null, null);
         return true;
+    }
+
+    /** True while {@code self} may help, i.e. run an unrelated entry nested: below {@link #MAX_INLINE_DEPTH}. */
+    private static boolean mayHelp(WorkerThread self) {
+        return self.inlineDepth < MAX_INLINE_DEPTH;
+    }
+
+    /**
+     * The one way a worker runs work nested on its own stack: queue entry {@code entry} (helping, or a
+     * waiter's own task), or, with {@code inlineTask} non-null, a task submitted into a full pool and run
+     * inline (caller-runs) with its {@code inlineGroup}. Counts the level in {@code inlineDepth} and restores
+     * it in a finally: should the pool's own bookkeeping throw (an Error: runEntry contains everything a task
+     * throws), the worker must not stay counted one level deeper, helping less for the rest of its life.
+     *
+     * <p>Callers keep to the bound: helping sites (helpOnce, await, acquireByHelping, waitForRingRoom) and
+     * inline submits call this only when {@link #mayHelp}; past it only a waiter's own task comes here, which
+     * adds one level per level of the user's recursion.
+     */
+    private void runNested(WorkerThread self, long entry, Runnable inlineTask, WaitGroup inlineGroup) {
+        self.inlineDepth++; // owner-only plain field
+        try {
+            if (inlineTask == null) {
+                runEntry(self, entry);
+            } else {
+                runInlineTask(self, inlineTask, inlineGroup);
+            }
+        } finally {
+            self.inlineDepth--;
+        }
     }
 
     /** True when the calling thread is one of this pool's workers. */
@@ -791,21 +848,30 @@ public final class PoolCore {
         }
     }
 
+    /**
+     * Pushes accepted, published {@code entry}, which found no room. A worker below the nesting bound makes
+     * room by running (or dropping, when stale) the next entry it would take, nested. At the bound it runs
+     * {@code entry} itself instead (caller-runs: one level per level of the user's recursion) rather than
+     * wait: on a one-worker pool nobody else would make room, and the queues can be full of stale entries
+     * left by awaiters past the bound that ran their own task (see await). An outside thread waits.
+     */
     private void waitForRingRoom(long entry) {
         WorkerThread self = currentWorker();
         for (int spins = 0; !scheduler.tryEnqueue(self, entry); spins++) {
-            // Help (make room by running or dropping the oldest entry) only within the nesting bound: the helped
-            // task may submit into the same full ring and help again, and without the bound a fine-grained
-            // recursive workload nested thousands deep and overflowed the stack inside the pool's bookkeeping
-            // (seen with a million-task tree on GLOBAL_QUEUE: a push fails transiently while a consumer holds
-            // a claimed cell). Beyond it we only wait; room comes as other workers drain the ring.
-            if (self != null && self.inlineDepth < MAX_INLINE_DEPTH) {
-                long e = scheduler.next(self);
-                if (e != QueueEntry.EMPTY) {
-                    self.inlineDepth++;
-                    runEntry(self, e); // never throws
-                    self.inlineDepth--;
-                    continue;
+            // Help only within the nesting bound: the helped task may submit into the same full ring and help
+            // again, and without the bound a fine-grained recursive workload nested thousands deep and
+            // overflowed the stack inside the pool's bookkeeping (seen with a million-task tree on
+            // GLOBAL_QUEUE: a push fails transiently while a consumer holds a claimed cell).
+            if (self != null) {
+                if (mayHelp(self)) {
+                    long e = scheduler.next(self);
+                    if (e != QueueEntry.EMPTY) {
+                        runNested(self, e, null, null);
+                        continue;
+                    }
+                } else {
+                    runNested(self, entry, null, null); // our own task: tryStart's CAS claims it as a pop would
+                    return;
                 }
             }
             if (spins < 100) {
@@ -816,21 +882,24 @@ public final class PoolCore {
         }
     }
 
+    /** Caller-runs for a submit from a worker into a full pool (the caller checked the nesting bound). */
     private void runInline(WorkerThread self, Runnable task, WaitGroup group) {
         if (!counters.tryAccept(1)) {
             throw rejectedByShutdown();
         }
+        runNested(self, QueueEntry.EMPTY, task, group);
+    }
+
+    /** The body of {@link #runInline}, one level deeper (inside {@link #runNested}). */
+    private void runInlineTask(WorkerThread self, Runnable task, WaitGroup group) {
         int w = self.index;
         counters.increment(w, PoolCounters.STARTED);
         counters.increment(w, PoolCounters.INLINE_RUNS);
         Throwable failure = null;
-        self.inlineDepth++;
         try {
             task.run(); // inline: the caller's interrupt status is the caller's business, left untouched
         } catch (Throwable t) {
             failure = t;
-        } finally {
-            self.inlineDepth--;
         }
         if (failure != null) {
             onFailure(task, failure);
@@ -1122,8 +1191,12 @@ public final class PoolCore {
         self.latencySampleCountdown = PoolEvents.LATENCY_SAMPLE_EVERY;
         if (PoolEvents.taskLatencyEnabled()) {
             long started = table.startNanos(idx);
-            PoolEvents.taskLatency(config.threadNamePrefix(), self.index, started - table.submitNanos(idx),
-                    table.endNanos(idx) - started);
+            try {
+                PoolEvents.taskLatency(config.threadNamePrefix(), self.index, started - table.submitNanos(idx),
+                        table.endNanos(idx) - started);
+            } catch (Throwable sampleFailed) {
+                // dropped, as in onFailure: runEntry publishes the task's outcome after this
+            }
         }
     }
 
@@ -1131,15 +1204,25 @@ public final class PoolCore {
         return DescriptorTable.waitable(table.ctlAcquire(idx));
     }
 
+    /**
+     * Reports a task's failure: recentErrors, then the error handler. Never throws. In runEntry it runs after
+     * the task and before the slot's outcome is published (finish or release, counters, wake, group), and a
+     * Throwable out of here would skip those and leave the slot RUNNING for good: a task that failed with a
+     * StackOverflowError leaves little stack, and the handler's own failure may be an Error too.
+     */
     private void onFailure(Runnable task, Throwable t) {
-        errors.record(t);
-        TaskErrorHandler h = errorHandler;
-        if (h != null) {
-            try {
-                h.onError(task, t);
-            } catch (Throwable handlerFailure) {
-                errors.recordHandlerFailure(); // contained: never kills the worker
+        try {
+            errors.record(t);
+            TaskErrorHandler h = errorHandler;
+            if (h != null) {
+                try {
+                    h.onError(task, t);
+                } catch (Throwable handlerFailure) {
+                    errors.recordHandlerFailure(); // contained: never kills the worker
+                }
             }
+        } catch (Throwable reportingFailed) {
+            // dropped: the report is lost, the outcome that follows is what must not be
         }
     }
 
@@ -1250,14 +1333,25 @@ public final class PoolCore {
                     }
                     if (self != null) {
                         // A worker that blocked here could starve the very task it waits for (think of a
-                        // one-worker pool): help by running queued work, and block only briefly between
-                        // looks, since the awaited task may be running on another worker.
-                        long e = scheduler.next(self);
-                        if (e != QueueEntry.EMPTY) {
-                            runEntry(self, e);
-                            continue;
+                        // one-worker pool): help by running queued work, nested, and block only briefly
+                        // between looks, since the awaited task may be running on another worker.
+                        if (mayHelp(self)) {
+                            long e = scheduler.next(self);
+                            if (e != QueueEntry.EMPTY) {
+                                runNested(self, e, null, null);
+                                continue;
+                            }
+                            signalFor(idx).await(gen, Math.min(remaining, HELP_POLL_NANOS));
+                        } else if (st == DescriptorTable.QUEUED) {
+                            // At the nesting bound: help no more, but run the awaited task itself while
+                            // nobody has started it (tryStart's CAS, exactly as a worker's pop would; its queue
+                            // entry is dropped as stale when popped). One level per level of the user's
+                            // recursion, and no deadlock on a small pool: we never block on a queued task.
+                            runNested(self, handle, null, null);
+                        } else {
+                            // At the bound and RUNNING elsewhere: block until it ends (or the deadline).
+                            signalFor(idx).await(gen, remaining);
                         }
-                        signalFor(idx).await(gen, Math.min(remaining, HELP_POLL_NANOS));
                     } else if (!signalFor(idx).await(gen, remaining)) {
                         return false;
                     }

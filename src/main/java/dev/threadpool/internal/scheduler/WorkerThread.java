@@ -9,7 +9,11 @@ import dev.threadpool.internal.os.Affinity;
 public final class WorkerThread extends Thread {
     final PoolCore core;
     final int index;
-    /** How many tasks this worker is running inline, nested (owner-only; see PoolCore.MAX_INLINE_DEPTH). */
+    /**
+     * Levels of work this worker runs nested on its own stack: helped entries, a waiter's own task, inline
+     * runs (owner-only, plain). Changed only by PoolCore.runNested, which restores it in a finally; compared
+     * with PoolCore.MAX_INLINE_DEPTH before helping.
+     */
     int inlineDepth;
     /** The CPU to pin this worker to when it starts, or -1 (PoolConfig.workerCpus). Set before start. */
     int cpu = -1;
