@@ -32,7 +32,7 @@ import java.lang.foreign.MemorySegment;
  * <h2>Invariants</h2>
  * [tail - head in [0, capacity]] [every pushed entry is popped at most once]
  * [a pop that returns EMPTY saw a cell not yet published: the ring may still report {@link #size()} &gt; 0
- * while a producer is between its claim and its publish].
+ * while a producer is between its claim and its publish; {@link #hasReadyEntry()} is false then].
  */
 public final class BoundedRing {
 
@@ -246,5 +246,29 @@ public final class BoundedRing {
      */
     public boolean isEmpty() {
         return size() == 0;
+    }
+
+    /**
+     * True when the cell at {@code head} holds a published entry, so a pop now would take it (unless another
+     * consumer takes it first). Unlike {@code !isEmpty()} this is false while the head cell is claimed but not
+     * yet published: a producer preempted between its tail CAS and its {@code seq} release would otherwise keep
+     * idle workers spinning on "not empty" while every pop fails (issue 13). Volatile loads of {@code HEAD} and
+     * of the head cell's {@code SEQ}: the park re-check's look at published cells, after the worker's seq_cst
+     * announcement; it pairs with the producer's release of {@code seq = p + 1} followed by whatever orders that
+     * store before the producer's idle-mask load (see {@code Scheduler#pendingPush}).
+     */
+    public boolean hasReadyEntry() {
+        final MemorySegment s = seg;
+        long pos = Mem.getLongVolatile(s, Layout.HEAD_OFFSET);
+        for (;;) {
+            long dif = Mem.getLongVolatile(s, cell(pos) + Layout.CELL_SEQ_OFFSET) - (pos + 1);
+            if (dif == 0) {
+                return true; // published for pos
+            }
+            if (dif < 0) {
+                return false; // not published for pos yet: empty, or claimed by a producer mid-push
+            }
+            pos = Mem.getLongVolatile(s, Layout.HEAD_OFFSET); // a consumer took pos meanwhile: look at the new head
+        }
     }
 }

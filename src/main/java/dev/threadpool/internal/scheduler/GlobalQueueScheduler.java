@@ -60,7 +60,20 @@ final class GlobalQueueScheduler implements Scheduler {
 
     @Override
     public boolean hasWork(int i) {
-        return !inject.isEmpty(); // volatile loads of head and tail
+        // volatile loads of head and the head cell's seq: a published entry only, so an idle worker does not spin
+        // on a cell whose producer was preempted between its claim and its publish (see pendingPush)
+        return inject.hasReadyEntry();
+    }
+
+    /**
+     * Volatile loads of head and tail: a cell claimed but not yet published. Its producer's signalWork comes
+     * after its publish but without a fence before the idle-mask load (none per submit here), so that load may
+     * miss a worker that announced while the publish was still buffered: the worker's park is bounded
+     * (Scheduler, "Claimed but unpublished ring cells").
+     */
+    @Override
+    public boolean pendingPush(int i) {
+        return !inject.isEmpty();
     }
 
     @Override

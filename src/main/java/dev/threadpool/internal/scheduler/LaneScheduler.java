@@ -150,11 +150,25 @@ final class LaneScheduler implements Scheduler {
 
     @Override
     public boolean hasWork(int i) {
-        // volatile loads of head and tail: seq_cst after the announcement (ParkingLot step 2)
-        if ((i < blockingWorkers || cpuHelpsBlocking) && !blocking.isEmpty()) {
+        // volatile loads of head and the head cell's seq: seq_cst after the announcement (ParkingLot step 2);
+        // published entries only (a claimed, unpublished cell is pendingPush's)
+        if ((i < blockingWorkers || cpuHelpsBlocking) && blocking.hasReadyEntry()) {
             return true;
         }
         return defaults.hasWork(i);
+    }
+
+    /**
+     * Volatile loads of head and tail of each ring worker {@code i} may take from. The blocking lane's wake
+     * (wakeOneOf after the push) has no fence between the publish and the mask load, so that park is bounded
+     * (Scheduler, "Claimed but unpublished ring cells").
+     */
+    @Override
+    public boolean pendingPush(int i) {
+        if ((i < blockingWorkers || cpuHelpsBlocking) && !blocking.isEmpty()) {
+            return true;
+        }
+        return defaults.pendingPush(i);
     }
 
     /** Whether anything is queued in the default lane (the watchdog's "is work waiting" test; a hint). */

@@ -52,10 +52,12 @@ import java.util.concurrent.locks.LockSupport;
  * </pre>
  *
  * <h2>Park re-check ({@link #hasWork})</h2>
- * Seq_cst loads of every queue a worker can take from: inject head/tail, every local queue's head/tail (not
- * the bitmap, which is only a hint) and every LIFO slot. Submitters publish (seq_cst CAS / getAndSet, or the
- * local queue's release store followed by the full fence in {@link #signalWork}) and then run the
- * {@link WakeCoalescer} rule; see there for why no entry is left with every worker parked.
+ * Seq_cst loads of every queue a worker can take from: the inject ring's head and head-cell sequence (a
+ * published entry; {@link #pendingPush} reports a claimed, unpublished one), every local queue's head/tail (not
+ * the bitmap, which is only a hint) and every LIFO slot. Submitters publish (seq_cst CAS / getAndSet, or a
+ * release store: the local queue's tail, the inject cell's sequence; each followed by the full fence in
+ * {@link #signalWork}) and then run the {@link WakeCoalescer} rule; see there for why no entry is left with
+ * every worker parked.
  */
 final class WorkStealingScheduler implements Scheduler {
     /** Consecutive LIFO-slot runs before the local queue and inject ring get a turn (Tokio uses 3). */
@@ -154,9 +156,10 @@ final class WorkStealingScheduler implements Scheduler {
 
     @Override
     public void signalWork(int n) {
-        // full fence: a local-queue push ends with a release store of tail, and the idle-mask load below must
-        // not be reordered before it (StoreLoad); without it a worker could announce, miss the entry in its
-        // re-check, and park while we miss its bit. The inject CAS and LIFO getAndSet are seq_cst already.
+        // full fence: a local-queue push ends with a release store of tail, and an inject push with a release
+        // store of the cell's seq (what the re-check's hasReadyEntry reads); the idle-mask load below must not
+        // be reordered before either (StoreLoad); without it a worker could announce, miss the entry in its
+        // re-check, and park while we miss its bit. The LIFO getAndSet is seq_cst already.
         VarHandle.fullFence();
         wake.signalWork();
     }
@@ -302,7 +305,9 @@ final class WorkStealingScheduler implements Scheduler {
 
     @Override
     public boolean hasWork(int i) {
-        if (!inject.isEmpty()) { // volatile loads of head and tail
+        // volatile loads of head and the head cell's seq: a published entry (a claimed, unpublished cell is
+        // pendingPush's; the fence in signalWork orders its publish before the producer's idle-mask load)
+        if (inject.hasReadyEntry()) {
             return true;
         }
         for (int v = 0; v < workers; v++) {
@@ -319,6 +324,12 @@ final class WorkStealingScheduler implements Scheduler {
             }
         }
         return false;
+    }
+
+    /** Volatile loads of the inject ring's head and tail: a claimed cell its producer has not published. */
+    @Override
+    public boolean pendingPush(int i) {
+        return !inject.isEmpty();
     }
 
     @Override
