@@ -17,6 +17,9 @@ import dev.threadpool.internal.queue.QueueEntry;
  * worker (the chained wake), so a burst coalesced into one wake still reaches every idle worker even when every
  * task blocks. Before this, every submit into a pool with a parked worker paid an unpark: a flood from one
  * thread spent about a fifth of its running time in {@code Unsafe.unpark} (docs/PERFORMANCE_TRACKING.md).
+ * The chained wake follows every pop, not only the first after a search, so it is also this topology's
+ * pass-on (Scheduler's contract): the ring is the only queue, and a worker that takes one entry and sees more
+ * wakes one more sleeper.
  */
 final class GlobalQueueScheduler implements Scheduler {
     private final BoundedRing inject;

@@ -792,8 +792,8 @@ public final class PoolCore {
     private boolean idle(WorkerThread self) {
         final int i = self.index;
         flushWorkerCache(self); // before any spin or park: see "Descriptor caches"
-        // Counted as searching from here until after the announcement (or until work shows up): the
-        // WORK_STEALING wake rule relies on it (WakeCoalescer); GLOBAL_QUEUE ignores it.
+        // Counted as searching from here until after the announcement (or until work shows up): the wake rule
+        // relies on it (WakeCoalescer), and the first take after it passes the wake on (Scheduler's pass-on).
         scheduler.searching(i, true);
         if (idleStrategy == IdleStrategy.BUSY_SPIN) {
             for (;;) {

@@ -15,6 +15,12 @@ package dev.threadpool.internal.scheduler;
  *       idle-mask load; and it is false while the only entries are ring cells claimed but not yet published,
  *       so an idle worker does not spin on them ({@link #pendingPush}).</li>
  *   <li>[{@link #signalWork} never leaves an entry with every worker parked].</li>
+ *   <li>[pass-on: a worker's first {@link #next} that returns an entry after a search
+ *       ({@code searching(i, true)}, however the search ended: work seen while spinning, on the park re-check,
+ *       or a wake from park) wakes one parked worker if, after the take, a published entry is left that a
+ *       parked worker could take]. A coalesced wake is counted against a search, not against the entry the
+ *       searcher happens to take: the searcher may take another entry and block in it. See
+ *       {@link WakeCoalescer}, "The pass-on rule".</li>
  * </ul>
  *
  * <h2>Claimed but unpublished ring cells</h2>
@@ -71,7 +77,10 @@ interface Scheduler {
     /** Longest park of a worker whose re-check found only claimed-but-unpublished ring cells. */
     long PENDING_PARK_NANOS = 1_000_000L;
 
-    /** Worker {@code i} starts ({@code true}) or stops looking for work; used by wake coalescing. */
+    /**
+     * Worker {@code i} starts ({@code true}) or stops looking for work; only from {@code i}'s thread. Used by
+     * wake coalescing; a start also arms the pass-on of {@code i}'s next take (see the contract).
+     */
     void searching(int i, boolean on);
 
     /** Removes one entry from any queue, from any thread (the CANCEL_PENDING sweep); EMPTY when all are empty. */

@@ -8,10 +8,13 @@ import static org.junit.jupiter.api.Assertions.fail;
 import dev.threadpool.IdleStrategy;
 import dev.threadpool.PoolConfig;
 import dev.threadpool.PoolStats;
+import dev.threadpool.QueueKind;
 import dev.threadpool.SchedulerVariant;
 import dev.threadpool.internal.memory.Mem;
+import dev.threadpool.internal.memory.PoolMemory;
 import dev.threadpool.internal.queue.BoundedRing;
 import dev.threadpool.internal.queue.QueueEntry;
+import dev.threadpool.internal.stats.PoolCounters;
 import java.lang.foreign.MemorySegment;
 import java.lang.reflect.Field;
 import java.time.Duration;
@@ -28,6 +31,10 @@ import org.junit.jupiter.params.provider.EnumSource;
  * White-box tests of the wake and idle protocol (issue 13), each driving one interleaving on purpose.
  *
  * <ul>
+ *   <li>The pass-on rule: a worker that stops searching and takes an entry other than the one a coalesced
+ *       submit counted on it must wake a parked worker for what is left. Driven step by step on the real
+ *       schedulers from one thread, with unstarted worker threads (their unpark is a no-op): the idle mask
+ *       tells who was woken.</li>
  *   <li>A ring cell claimed but not yet published (a producer preempted between its tail CAS and its sequence
  *       publish) must let an idle worker park instead of spinning. Driven on a real pool: the test claims a
  *       cell of the inject ring itself (reflection into the pool's ring) and never publishes it until it has
@@ -38,6 +45,137 @@ import org.junit.jupiter.params.provider.EnumSource;
 class WakeProtocolWhiteBoxTest {
     /** How long a worker may take to park after it runs dry; far above a 64-spin idle phase. */
     private static final Duration PARK_BOUND = Duration.ofSeconds(5);
+
+    private static final long E1 = QueueEntry.pack(1, 1);
+    private static final long C = QueueEntry.pack(1, 2);
+
+    /** Worker thread objects for a scheduler driven from the test thread; never started. */
+    private static WorkerThread[] workers(ParkingLot parking, int n) {
+        WorkerThread[] w = new WorkerThread[n];
+        for (int i = 0; i < n; i++) {
+            w[i] = new WorkerThread(null, i, "white-box-" + i, true);
+            parking.register(i, w[i]);
+        }
+        return w;
+    }
+
+    // =====================================================================================================
+    // The pass-on rule
+    // =====================================================================================================
+
+    /**
+     * WORK_STEALING, three workers: 0 is searching, 1 is parked, 2 is busy. Worker 2 forks C into its LIFO slot;
+     * the submit sees worker 0 searching and coalesces. Worker 0's spin saw work, it stops searching and takes
+     * the inject entry E1 (the inject refill comes before stealing): C is still queued and worker 1 still
+     * asleep. Worker 0 may now block in E1 for as long as it likes, so it must wake worker 1 for C.
+     */
+    @ParameterizedTest
+    @EnumSource(QueueKind.class)
+    void workStealingSearcherThatTakesAnotherEntryWakesAParkedWorker(QueueKind kind) {
+        PoolConfig cfg = PoolConfig.builder().maxThreads(3).schedulerVariant(SchedulerVariant.WORK_STEALING)
+                .queueKind(kind).queueCapacity(64).wakeCoalesceBatch(4096).build();
+        PoolMemory mem = PoolMemory.createGcManaged();
+        BoundedRing inject = new BoundedRing(mem, "inject", cfg.queueCapacity());
+        ParkingLot parking = new ParkingLot(mem, 3);
+        WorkStealingScheduler s = new WorkStealingScheduler(mem, cfg, inject, parking, new PoolCounters(mem, 3),
+                new SubmitterRegistry(mem));
+        WorkerThread[] w = workers(parking, 3);
+
+        assertTrue(inject.tryPush(E1)); // queued already; worker 0 will take it
+        s.searching(0, true); // worker 0 found its own queues empty: it searches
+        parking.announce(1); // worker 1 is parked
+
+        assertTrue(s.tryEnqueue(w[2], C), "worker 2 forks C into its LIFO slot");
+        s.signalWork(1);
+        assertEquals(0b010, parking.idleMask(), "precondition: the fork's wake was coalesced on the searcher");
+
+        s.searching(0, false); // its spin saw work
+        assertEquals(E1, s.next(w[0]), "the searcher takes the inject entry, not C");
+        assertEquals(0, parking.idleMask() & 0b010,
+                "C waits in worker 2's LIFO slot while worker 1 sleeps: the searcher did not pass the wake on");
+        assertEquals(C, s.next(w[1]), "the woken worker finds C");
+    }
+
+    /** As above, but the searcher's spin did not see the work: it announced, re-checked, and found it. */
+    @Test
+    void workStealingSearcherThatFindsWorkOnItsParkRecheckWakesAParkedWorker() {
+        PoolConfig cfg = PoolConfig.builder().maxThreads(3).schedulerVariant(SchedulerVariant.WORK_STEALING)
+                .queueCapacity(64).wakeCoalesceBatch(4096).build();
+        PoolMemory mem = PoolMemory.createGcManaged();
+        BoundedRing inject = new BoundedRing(mem, "inject", cfg.queueCapacity());
+        ParkingLot parking = new ParkingLot(mem, 3);
+        WorkStealingScheduler s = new WorkStealingScheduler(mem, cfg, inject, parking, new PoolCounters(mem, 3),
+                new SubmitterRegistry(mem));
+        WorkerThread[] w = workers(parking, 3);
+
+        assertTrue(inject.tryPush(E1));
+        s.searching(0, true);
+        parking.announce(1);
+        parking.announce(0); // PoolCore.idle: announce, then stop searching, then re-check
+        assertTrue(s.tryEnqueue(w[2], C));
+        s.signalWork(1); // sees worker 0 still searching: coalesced
+        assertEquals(0b011, parking.idleMask(), "precondition: coalesced");
+        s.searching(0, false);
+        assertTrue(s.hasWork(0), "the re-check sees work");
+        assertTrue(parking.retract(0));
+        assertEquals(E1, s.next(w[0]));
+        assertEquals(0, parking.idleMask() & 0b010, "the searcher did not pass the wake on");
+    }
+
+    /**
+     * LANE_EXTENSION, three workers: 0 is the blocking lane's worker (searching), 1 a parked default worker,
+     * 2 a busy default worker that forks default-lane C into its LIFO slot; the fork coalesces on worker 0's
+     * search. Worker 0 then takes a BLOCKING entry from its own ring first and may block in it for seconds.
+     */
+    @Test
+    void blockingSearcherThatTakesABlockingEntryWakesAParkedDefaultWorker() {
+        PoolConfig cfg = PoolConfig.builder().maxThreads(3).schedulerVariant(SchedulerVariant.LANE_EXTENSION)
+                .blockingWorkers(1).maxOverflowWorkers(0).queueCapacity(64).wakeCoalesceBatch(4096).build();
+        PoolMemory mem = PoolMemory.createGcManaged();
+        BoundedRing inject = new BoundedRing(mem, "inject", cfg.queueCapacity());
+        DescriptorTable table = new DescriptorTable(mem, cfg.queueCapacity());
+        ParkingLot parking = new ParkingLot(mem, 3);
+        LaneScheduler s = new LaneScheduler(mem, cfg, inject, table, parking, new PoolCounters(mem, 3),
+                new SubmitterRegistry(mem));
+        WorkerThread[] w = workers(parking, 3);
+        long blockingEntry = QueueEntry.pack(1, 1);
+        table.prepare(1, DescriptorTable.FLAG_LANE_BLOCKING, 0L);
+        table.prepare(2, 0, 0L); // C = (1, 2): default lane
+
+        assertTrue(s.tryEnqueue(null, blockingEntry)); // queued in the blocking ring
+        s.searching(0, true);
+        parking.announce(1);
+        assertTrue(s.tryEnqueue(w[2], C));
+        s.signalWork(1, 0);
+        assertEquals(0b010, parking.idleMask(), "precondition: the default-lane wake was coalesced on worker 0");
+
+        s.searching(0, false);
+        assertEquals(blockingEntry, s.next(w[0]), "the blocking worker takes its own lane first");
+        assertEquals(0, parking.idleMask() & 0b010,
+                "C waits while the default worker sleeps: the blocking searcher absorbed its wake");
+        assertEquals(C, s.next(w[1]));
+    }
+
+    /** The pass-on costs no wake when nothing is left: the searcher took the only entry. */
+    @Test
+    void searcherThatTakesTheOnlyEntryWakesNobody() {
+        PoolConfig cfg = PoolConfig.builder().maxThreads(3).schedulerVariant(SchedulerVariant.WORK_STEALING)
+                .queueCapacity(64).wakeCoalesceBatch(4096).build();
+        PoolMemory mem = PoolMemory.createGcManaged();
+        BoundedRing inject = new BoundedRing(mem, "inject", cfg.queueCapacity());
+        ParkingLot parking = new ParkingLot(mem, 3);
+        WorkStealingScheduler s = new WorkStealingScheduler(mem, cfg, inject, parking, new PoolCounters(mem, 3),
+                new SubmitterRegistry(mem));
+        WorkerThread[] w = workers(parking, 3);
+
+        s.searching(0, true);
+        parking.announce(1);
+        assertTrue(s.tryEnqueue(w[2], C));
+        s.signalWork(1);
+        s.searching(0, false);
+        assertEquals(C, s.next(w[0]), "the searcher steals C from worker 2's LIFO slot");
+        assertEquals(0b010, parking.idleMask(), "nothing is left: worker 1 sleeps on");
+    }
 
     // =====================================================================================================
     // Claimed but unpublished ring cells
