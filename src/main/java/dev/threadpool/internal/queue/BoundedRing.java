@@ -32,7 +32,7 @@ import java.lang.foreign.MemorySegment;
  * <h2>Invariants</h2>
  * [tail - head in [0, capacity]] [every pushed entry is popped at most once]
  * [a pop that returns EMPTY saw a cell not yet published: the ring may still report {@link #size()} &gt; 0
- * while a producer is between its claim and its publish].
+ * while a producer is between its claim and its publish; {@link #hasReadyEntry()} is false then].
  *
  * <h2>Contract: not a linearizable FIFO</h2>
  * Every operation takes effect in two steps: a push claims its position (the tail CAS fixes its place in
@@ -55,8 +55,10 @@ import java.lang.foreign.MemorySegment;
  * (stress and model checking) and shows each weakness with the interleaving that produces it.
  *
  * <p>Why the pool loses nothing by it. EMPTY mid-publish: the producer publishes next and then wakes a
- * worker (submit's signal follows the push), and a worker's park re-check uses {@link #isEmpty()}, which
- * counts the claimed cell ({@code tail - head}), so no worker parks while a push is in flight. Full
+ * worker (submit's signal follows the push). A worker's park re-check looks at published cells
+ * ({@link #hasReadyEntry()}); one that finds only a claimed cell ({@link #isEmpty()} false: {@code tail - head}
+ * counts it) parks for a bounded time ({@code Scheduler.PENDING_PARK_NANOS}) instead of spinning on it, so a
+ * preempted producer is not starved and the entry is still found within that bound. Full
  * mid-pop: the inject ring has {@code queueCapacity} cells, one per descriptor, and an entry is pushed only
  * with a descriptor held, so it is full only of entries being drained right now, and every caller that
  * can meet it retries until the consumer frees the cell ({@code PoolCore.waitForRingRoom},
@@ -275,5 +277,29 @@ public final class BoundedRing {
      */
     public boolean isEmpty() {
         return size() == 0;
+    }
+
+    /**
+     * True when the cell at {@code head} holds a published entry, so a pop now would take it (unless another
+     * consumer takes it first). Unlike {@code !isEmpty()} this is false while the head cell is claimed but not
+     * yet published: a producer preempted between its tail CAS and its {@code seq} release would otherwise keep
+     * idle workers spinning on "not empty" while every pop fails (issue 13). Volatile loads of {@code HEAD} and
+     * of the head cell's {@code SEQ}: the park re-check's look at published cells, after the worker's seq_cst
+     * announcement; it pairs with the producer's release of {@code seq = p + 1} followed by whatever orders that
+     * store before the producer's idle-mask load (see {@code Scheduler#pendingPush}).
+     */
+    public boolean hasReadyEntry() {
+        final MemorySegment s = seg;
+        long pos = Mem.getLongVolatile(s, Layout.HEAD_OFFSET);
+        for (;;) {
+            long dif = Mem.getLongVolatile(s, cell(pos) + Layout.CELL_SEQ_OFFSET) - (pos + 1);
+            if (dif == 0) {
+                return true; // published for pos
+            }
+            if (dif < 0) {
+                return false; // not published for pos yet: empty, or claimed by a producer mid-push
+            }
+            pos = Mem.getLongVolatile(s, Layout.HEAD_OFFSET); // a consumer took pos meanwhile: look at the new head
+        }
     }
 }

@@ -15,7 +15,9 @@ import dev.threadpool.internal.queue.QueueEntry;
  * with every worker parked is WakeCoalescer's (the ring push is a seq_cst CAS, the park re-check reads head and
  * tail with seq_cst loads). A worker that pops an entry and sees the ring still non-empty wakes one more parked
  * worker (the chained wake), so a burst coalesced into one wake still reaches every idle worker even when every
- * task blocks.
+ * task blocks. The chained wake follows every pop, not only the first after a search, so it is also this
+ * topology's pass-on (Scheduler's contract): the ring is the only queue, and a worker that takes one entry and
+ * sees more wakes one more sleeper.
  */
 final class GlobalQueueScheduler implements Scheduler {
     private final BoundedRing inject;
@@ -59,7 +61,20 @@ final class GlobalQueueScheduler implements Scheduler {
 
     @Override
     public boolean hasWork(int i) {
-        return !inject.isEmpty(); // volatile loads of head and tail
+        // volatile loads of head and the head cell's seq: a published entry only, so an idle worker does not spin
+        // on a cell whose producer was preempted between its claim and its publish (see pendingPush)
+        return inject.hasReadyEntry();
+    }
+
+    /**
+     * Volatile loads of head and tail: a cell claimed but not yet published. Its producer's signalWork comes
+     * after its publish but without a fence before the idle-mask load (none per submit here), so that load may
+     * miss a worker that announced while the publish was still buffered: the worker's park is bounded
+     * (Scheduler, "Claimed but unpublished ring cells").
+     */
+    @Override
+    public boolean pendingPush(int i) {
+        return !inject.isEmpty();
     }
 
     @Override

@@ -42,6 +42,11 @@ import dev.threadpool.internal.stats.RecentErrors;
  *       hence after the publish, and its re-check (which includes the blocking ring) sees the entry. Waking
  *       outside the mask would be the lost wake: a default worker's re-check cannot see a blocking entry.
  *       The jcstress test {@code LaneParkTest} checks the pair.</li>
+ *   <li>Pass-on: blocking workers search like every other worker, so a default-lane submit may coalesce on a
+ *       blocking worker's search, and that worker then takes a blocking entry first and may block in it. Its
+ *       take from the blocking ring is therefore followed by the default lane's pass-on
+ *       ({@code WorkStealingScheduler.passOnIfOwed}): a published default-lane entry left and a worker parked
+ *       means one wake. A take from the default lane passes on inside {@code defaults.next}.</li>
  * </ul>
  */
 final class LaneScheduler implements Scheduler {
@@ -140,22 +145,46 @@ final class LaneScheduler implements Scheduler {
         long e;
         if (self.index < blockingWorkers) {
             e = blocking.tryPop();
-            return e != QueueEntry.EMPTY ? e : defaults.next(self); // own lane first, then help the default
-        }
-        e = defaults.next(self);
-        if (e == QueueEntry.EMPTY && cpuHelpsBlocking) {
+            if (e == QueueEntry.EMPTY) {
+                return defaults.next(self); // own lane first, then help the default (its take passes on itself)
+            }
+        } else {
+            e = defaults.next(self);
+            if (e != QueueEntry.EMPTY || !cpuHelpsBlocking) {
+                return e;
+            }
             e = blocking.tryPop();
+            if (e == QueueEntry.EMPTY) {
+                return e;
+            }
         }
+        // A blocking entry after a search: its task may block for long, while a default-lane wake may have been
+        // coalesced on this worker's search. The default lane's pass-on rule (WakeCoalescer) covers it.
+        defaults.passOnIfOwed(self.index);
         return e;
     }
 
     @Override
     public boolean hasWork(int i) {
-        // volatile loads of head and tail: seq_cst after the announcement (ParkingLot step 2)
-        if ((i < blockingWorkers || cpuHelpsBlocking) && !blocking.isEmpty()) {
+        // volatile loads of head and the head cell's seq: seq_cst after the announcement (ParkingLot step 2);
+        // published entries only (a claimed, unpublished cell is pendingPush's)
+        if ((i < blockingWorkers || cpuHelpsBlocking) && blocking.hasReadyEntry()) {
             return true;
         }
         return defaults.hasWork(i);
+    }
+
+    /**
+     * Volatile loads of head and tail of each ring worker {@code i} may take from. The blocking lane's wake
+     * (wakeOneOf after the push) has no fence between the publish and the mask load, so that park is bounded
+     * (Scheduler, "Claimed but unpublished ring cells").
+     */
+    @Override
+    public boolean pendingPush(int i) {
+        if ((i < blockingWorkers || cpuHelpsBlocking) && !blocking.isEmpty()) {
+            return true;
+        }
+        return defaults.pendingPush(i);
     }
 
     /** Whether anything is queued in the default lane (the watchdog's "is work waiting" test; a hint). */

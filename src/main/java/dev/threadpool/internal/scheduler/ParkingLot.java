@@ -24,6 +24,13 @@ import java.util.concurrent.locks.LockSupport;
  * has actually parked is not lost either: {@link LockSupport#unpark} leaves a permit that makes the next
  * {@code park} return at once. The jcstress test {@code ParkHandshakeTest} checks exactly this outcome.
  *
+ * <p>Step 2 looks for <em>published</em> entries (a ring cell's sequence, not just its tail), so that a worker
+ * does not spin on a cell whose producer has claimed it and not yet published it. For a ring that pairs step a'
+ * (the release store publishing the cell) with step b, which needs a StoreLoad barrier in between; where the
+ * submitter has none, a worker that sees only claimed cells parks for a bounded time (see {@code Scheduler},
+ * "Claimed but unpublished ring cells"); the tail CAS still pairs with step 2's tail load as above, so a worker
+ * that sees no claimed cell at all may park without a bound.</p>
+ *
  * <h2>Who clears the bit</h2>
  * A waker clears the bit it wakes with a CAS-like {@code getAndAnd} and only unparks when its own clear
  * removed the bit, so one waker wakes one worker. A worker that returns from {@code park} clears its own

@@ -967,8 +967,8 @@ public final class PoolCore {
     private boolean idle(WorkerThread self) {
         final int i = self.index;
         flushWorkerCache(self); // before any spin or park: see "Descriptor caches"
-        // Counted as searching from here until after the announcement (or until work shows up): the
-        // WORK_STEALING wake rule relies on it (WakeCoalescer); GLOBAL_QUEUE ignores it.
+        // Counted as searching from here until after the announcement (or until work shows up): the wake rule
+        // relies on it (WakeCoalescer), and the first take after it passes the wake on (Scheduler's pass-on).
         scheduler.searching(i, true);
         if (idleStrategy == IdleStrategy.BUSY_SPIN) {
             for (;;) {
@@ -1005,22 +1005,32 @@ public final class PoolCore {
         }
         parking.announce(i); // step 1 of the handshake (ParkingLot)
         scheduler.searching(i, false); // after the announcement: see WakeCoalescer, "Why no submit is lost"
-        // step 2: seq_cst loads of every queue this worker can take from and of the stop flag
+        // step 2: seq_cst loads of every queue this worker can take from (published entries) and of the stop flag
         if (scheduler.hasWork(i) || stopWorkers) {
             parking.retract(i);
             return !stopWorkers;
         }
+        // Nothing published. A ring cell claimed but not yet published (its producer preempted between its tail
+        // CAS and its publish, say) is no reason to spin: the producer signals after its publish. Its wake may
+        // miss us only where no fence orders that publish before its idle-mask load, so the park is bounded
+        // then (Scheduler, "Claimed but unpublished ring cells"). Seq_cst loads of ring head and tail.
+        final boolean pending = scheduler.pendingPush(i);
         counters.increment(i, PoolCounters.PARKS);
         Thread.interrupted(); // a pending interrupt would make park() return at once: clear it, do not spin
         WorkerScratchBuffer sb = scratchIdlePurgeNanos > 0 && i < scratch.length ? scratch[i] : null;
-        boolean purgeOnTimeout = sb != null && sb.allocated();
+        boolean purgeOnTimeout = !pending && sb != null && sb.allocated();
         long parkedAt = purgeOnTimeout ? System.nanoTime() : 0L;
-        if (purgeOnTimeout) {
+        if (pending) {
+            parking.parkNanos(Scheduler.PENDING_PARK_NANOS); // ends early with the producer's wake
+        } else if (purgeOnTimeout) {
             parking.parkNanos(scratchIdlePurgeNanos); // a timed park, so an idle worker can free its scratch
         } else {
             parking.park();
         }
         boolean stillAnnounced = parking.retract(i);
+        if (pending && stillAnnounced) {
+            return !stopWorkers; // the bound ran out (or a spurious return): look again, then park again
+        }
         if (purgeOnTimeout && stillAnnounced && System.nanoTime() - parkedAt >= scratchIdlePurgeNanos) {
             sb.purge(); // idle for scratchIdlePurge: give the buffer back (no mark can be open: we are idle)
             return !stopWorkers; // a timeout, not a spurious wakeup
@@ -1101,11 +1111,13 @@ public final class PoolCore {
                 parking.retract(i);
                 return !stopWorkers;
             }
+            // a claimed, unpublished ring cell: park, bounded (as in idle())
+            boolean pending = scheduler.pendingPush(i);
             long left = retireAt - System.nanoTime();
             if (left > 0) {
                 counters.increment(i, PoolCounters.PARKS);
                 Thread.interrupted();
-                parking.parkNanos(left);
+                parking.parkNanos(pending ? Math.min(left, Scheduler.PENDING_PARK_NANOS) : left);
             }
             if (!parking.retract(i)) {
                 counters.increment(i, PoolCounters.WAKEUPS); // a waker chose this worker: it must look
@@ -1117,7 +1129,9 @@ public final class PoolCore {
             if (System.nanoTime() - retireAt >= 0) {
                 return scheduler.hasWork(i); // the last re-check (see above); false: retire
             }
-            counters.increment(i, PoolCounters.SPURIOUS_WAKEUPS);
+            if (!pending) {
+                counters.increment(i, PoolCounters.SPURIOUS_WAKEUPS); // a bounded pending park is no spurious one
+            }
         }
     }
 

@@ -9,11 +9,32 @@ package dev.threadpool.internal.scheduler;
  * <ul>
  *   <li>[an entry accepted by {@link #tryEnqueue} is returned by exactly one {@link #next} or {@link #drainOne}]
  *       (the descriptor CAS in PoolCore then decides whether it runs or is dropped).</li>
- *   <li>[{@link #hasWork} uses only seq_cst loads]: it is step 2 of the ParkingLot handshake, so an entry
- *       published (seq_cst) before the submitter's {@link #signalWork} is seen by a worker that announced
- *       before that signal's idle-mask load.</li>
+ *   <li>[{@link #hasWork} uses only seq_cst loads and sees published entries only]: it is step 2 of the
+ *       ParkingLot handshake, so an entry published (seq_cst, or a release store followed by a full fence)
+ *       before the submitter's {@link #signalWork} is seen by a worker that announced before that signal's
+ *       idle-mask load; and it is false while the only entries are ring cells claimed but not yet published,
+ *       so an idle worker does not spin on them ({@link #pendingPush}).</li>
  *   <li>[{@link #signalWork} never leaves an entry with every worker parked].</li>
+ *   <li>[pass-on: a worker's first {@link #next} that returns an entry after a search
+ *       ({@code searching(i, true)}, however the search ended: work seen while spinning, on the park re-check,
+ *       or a wake from park) wakes one parked worker if, after the take, a published entry is left that a
+ *       parked worker could take]. A coalesced wake is counted against a search, not against the entry the
+ *       searcher happens to take: the searcher may take another entry and block in it. See
+ *       {@link WakeCoalescer}, "The pass-on rule".</li>
  * </ul>
+ *
+ * <h2>Claimed but unpublished ring cells</h2>
+ * A {@link dev.threadpool.internal.queue.BoundedRing} producer claims a cell (seq_cst tail CAS) and publishes it
+ * later (release store of the cell's sequence); it calls {@link #signalWork} only after its publish. A worker
+ * whose re-check finds nothing published but such a claimed cell ({@link #pendingPush}) parks, for at most
+ * {@link #PENDING_PARK_NANOS}. The producer's wake normally ends that park: the producer's idle-mask load
+ * follows its publish, so if that load misses the worker's announcement, the publish precedes the worker's
+ * re-check, which then sees it. That "so" needs a StoreLoad barrier between the publish and the mask load.
+ * WORK_STEALING's signalWork has one (the full fence it needs for local-queue pushes); GLOBAL_QUEUE and the
+ * blocking lane do not (it would add a locked instruction to every submit), and there the load may pass the
+ * still-buffered publish. The bound covers exactly that window (one rule for every topology: where the fence
+ * exists the bound is never needed, and costs nothing unless a producer is mid-push). The jcstress test
+ * {@code RingPublishParkTest} shows the window without the fence and shows that the fence closes it.
  */
 interface Scheduler {
 
@@ -40,10 +61,26 @@ interface Scheduler {
     /** The next entry for worker {@code self}, or {@code QueueEntry.EMPTY}. Only from {@code self}'s thread. */
     long next(WorkerThread self);
 
-    /** Seq_cst check of every queue worker {@code i} could take from (the park re-check and idle spin). */
+    /**
+     * Seq_cst check of every queue worker {@code i} could take from, for a published entry (the park re-check
+     * and idle spin). A ring cell claimed but not yet published does not count: see {@link #pendingPush}.
+     */
     boolean hasWork(int i);
 
-    /** Worker {@code i} starts ({@code true}) or stops looking for work; used by wake coalescing. */
+    /**
+     * After {@link #hasWork} said no on the park re-check: whether a ring worker {@code i} could take from holds a
+     * cell claimed by a producer that has not published it yet (seq_cst loads of head and tail). The worker then
+     * parks for at most {@link #PENDING_PARK_NANOS} instead of indefinitely (see the class comment).
+     */
+    boolean pendingPush(int i);
+
+    /** Longest park of a worker whose re-check found only claimed-but-unpublished ring cells. */
+    long PENDING_PARK_NANOS = 1_000_000L;
+
+    /**
+     * Worker {@code i} starts ({@code true}) or stops looking for work; only from {@code i}'s thread. Used by
+     * wake coalescing; a start also arms the pass-on of {@code i}'s next take (see the contract).
+     */
     void searching(int i, boolean on);
 
     /** Removes one entry from any queue, from any thread (the CANCEL_PENDING sweep); EMPTY when all are empty. */

@@ -4,6 +4,7 @@ import dev.threadpool.internal.memory.CacheLine;
 import dev.threadpool.internal.memory.Mem;
 import dev.threadpool.internal.memory.PoolMemory;
 import java.lang.foreign.MemorySegment;
+import java.util.function.IntPredicate;
 
 /**
  * Who is searching, and when a submit must wake a parked worker (WORK_STEALING).
@@ -30,10 +31,32 @@ import java.lang.foreign.MemorySegment;
  *       on its re-check and does not park. Some worker that is not parked sees E.</li>
  * </ul>
  * That argument is about safety (no entry is stranded with every worker parked), not parallelism: the searcher
- * that sees E may run one entry and block in it. So a worker that takes work from a shared source (inject
- * refill, steal-half, a submitter queue) and leaves some behind wakes one more parked worker itself, never
- * coalesced ({@link #wakeOneIfIdle}, the chained wake of {@code WorkStealingScheduler}); each woken worker does
- * the same, so a burst coalesced into one wake still reaches every idle worker, even when every task blocks.
+ * that sees E may take another entry (the inject ring before a peer's LIFO slot; LANE_EXTENSION's blocking
+ * worker, its own lane first) and block in it, while E waits and a worker that could take it sleeps.
+ *
+ * <h2>The pass-on rule</h2>
+ * So a coalesced wake is counted against the search, not against E: every search obliges the searcher to pass
+ * the wake on once it has taken its entry. A worker's first take after {@link #beginSearch} (whether the search
+ * ended in the spin, on the park re-check, or with a wake from park) is followed by {@link #passOn}:
+ * <pre>
+ *   m = IDLE_MASK (seq_cst)            nobody parked: done (a worker that parks later re-checks)
+ *   published entry left? (seq_cst)    no: done
+ *   wake one (ParkingLot.wakeOne)
+ * </pre>
+ * unless the take itself already ran a chained wake (below), which is the same wake. Why E no longer waits:
+ * a submitter that coalesced on W loaded S before W's decrement D, so its publish P precedes D, which precedes
+ * W's loads in passOn. Either E is gone by then (some worker that is not parked took it), or W sees E and
+ * (IDLE_MASK seen non-zero) wakes a parked worker, or IDLE_MASK was zero and every later parker re-checks after
+ * its announcement, hence sees E. The woken worker was searching too (it began a search before it parked), so
+ * it passes the wake on after its own take: the chain goes on while entries are left and workers sleep. A wake
+ * from park is therefore one more {@code IDLE_MASK} load and, only while a worker is parked, one more seq_cst
+ * look at the queues. The jcstress tests {@code WakePassOnTest} check the rule against a coalesced fork.
+ *
+ * <h2>Chained wakes</h2>
+ * A worker that takes work from a shared source (inject refill, steal-half, a submitter queue) and leaves some
+ * behind wakes one more parked worker itself, never coalesced ({@link #wakeOneIfIdle}, the chained wake of
+ * {@code WorkStealingScheduler}), searching or not; each woken worker does the same, so a burst coalesced into
+ * one wake still reaches every idle worker, even when every task blocks.
  *
  * <pre>
  *   layout: SEARCHING (long) @0, PAD; SUBMITS (long) @PAD, PAD  (SUBMITS only counts coalesced submits)
@@ -84,6 +107,21 @@ public final class WakeCoalescer {
             }
         }
         return parking.wakeOne() >= 0; // scanAndWake: from the rotating hint, the first parked worker
+    }
+
+    /**
+     * The pass-on rule (see there): after a worker's first take following a search. {@code publishedWork} is
+     * the scheduler's seq_cst look for a published entry ({@code Scheduler.hasWork}), evaluated only when a
+     * worker is parked. True when it woke one. The caller's endSearch (a seq_cst RMW) precedes this in program
+     * order, so both loads below follow it in the total order.
+     */
+    public boolean passOn(IntPredicate publishedWork, int w) {
+        // volatile load (seq_cst): pairs with announce(); after our endSearch, hence after any publish whose
+        // submitter coalesced on our search.
+        if (parking.idleMask() == 0 || !publishedWork.test(w)) {
+            return false;
+        }
+        return parking.wakeOne() >= 0; // one waker per bit: a racing submitter's wake and ours never share one
     }
 
     /** Forced wake (chained wake of a searcher that found more than it runs). */

@@ -10,6 +10,7 @@ import dev.threadpool.internal.stats.PoolCounters;
 import dev.threadpool.internal.stats.RecentErrors;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.IntPredicate;
 
 /**
  * WORK_STEALING topology: per-worker LIFO slot and local queue, the shared inject ring, steal-half between
@@ -50,13 +51,17 @@ import java.util.concurrent.locks.LockSupport;
  *   steal-half (stealBatchSize) from peers whose workers_nonempty bit is set, from a rotating start
  *   peers' LIFO slots (a task that blocks after submitting a child must not hide the child)
  *   LIFO slot w even if its run budget is spent (nothing else is there)
+ *   the first take after a search: the pass-on (WakeCoalescer), unless that take ran a chained wake
  * </pre>
  *
  * <h2>Park re-check ({@link #hasWork})</h2>
- * Seq_cst loads of every queue a worker can take from: inject head/tail, every local queue's head/tail (not
- * the bitmap, which is only a hint) and every LIFO slot. Submitters publish (seq_cst CAS / getAndSet, or the
- * local queue's release store followed by the full fence in {@link #signalWork}) and then run the
- * {@link WakeCoalescer} rule; see there for why no entry is left with every worker parked.
+ * Seq_cst loads of every queue a worker can take from: the inject ring's head and head-cell sequence (a
+ * published entry; {@link #pendingPush} reports a claimed, unpublished one), every local queue's head/tail (not
+ * the bitmap, which is only a hint) and every LIFO slot. Submitters publish (seq_cst CAS / getAndSet, or a
+ * release store: the local queue's tail, the inject cell's sequence; each followed by the full fence in
+ * {@link #signalWork}) and then run the {@link WakeCoalescer} rule; see there for why no entry is left with
+ * every worker parked, and for the pass-on that keeps an entry from waiting behind a searcher that took
+ * another one.
  */
 final class WorkStealingScheduler implements Scheduler {
     /** Consecutive LIFO-slot runs before the local queue and inject ring get a turn (Tokio uses 3). */
@@ -70,6 +75,11 @@ final class WorkStealingScheduler implements Scheduler {
         int lifoRuns;
         int stealStart;
         int submitterStart;
+        /**
+         * Set when this worker begins a search, cleared by its first take after it: that take must pass the
+         * wake on (WakeCoalescer, "The pass-on rule"), unless it ran a chained wake, which is the same wake.
+         */
+        boolean owesWake;
         final long[] batch;
         final long[] scratch;
         final long[] failures = new long[1];
@@ -91,6 +101,8 @@ final class WorkStealingScheduler implements Scheduler {
     private final SubmitterRegistry submitters;
     /** The submitter queues, indexed by submitter slot; owner = the slot's registered thread. */
     private final RingQueue[] submitterQueues;
+    /** {@link #hasWork} for {@link WakeCoalescer#passOn}; made once, so a pass-on allocates nothing. */
+    private final IntPredicate publishedWork = this::hasWork;
 
     WorkStealingScheduler(PoolMemory memory, PoolConfig config, BoundedRing inject, ParkingLot parking,
             PoolCounters counters, SubmitterRegistry submitters, RecentErrors errors) {
@@ -155,9 +167,10 @@ final class WorkStealingScheduler implements Scheduler {
 
     @Override
     public void signalWork(int n) {
-        // full fence: a local-queue push ends with a release store of tail, and the idle-mask load below must
-        // not be reordered before it (StoreLoad); without it a worker could announce, miss the entry in its
-        // re-check, and park while we miss its bit. The inject CAS and LIFO getAndSet are seq_cst already.
+        // full fence: a local-queue push ends with a release store of tail, and an inject push with a release
+        // store of the cell's seq (what the re-check's hasReadyEntry reads); the idle-mask load below must not
+        // be reordered before either (StoreLoad); without it a worker could announce, miss the entry in its
+        // re-check, and park while we miss its bit. The LIFO getAndSet is seq_cst already.
         VarHandle.fullFence();
         wake.signalWork();
     }
@@ -176,9 +189,12 @@ final class WorkStealingScheduler implements Scheduler {
             e = inject.tryPop();
             if (e != QueueEntry.EMPTY) {
                 st.lifoRuns = 0;
+                passOnIfOwed(w, st);
                 return e;
             }
         }
+        // Own LIFO slot and local queue: only this worker pushes into them, and it searched only after finding
+        // both empty, so right after a search neither returns here and the pass-on below is never skipped.
         if (st.lifoRuns < MAX_LIFO_RUNS) {
             e = lifo.take(w);
             if (e != QueueEntry.EMPTY) {
@@ -187,9 +203,11 @@ final class WorkStealingScheduler implements Scheduler {
             }
         }
         e = locals.pop(w);
-        if (e == QueueEntry.EMPTY) {
-            e = refillFromInject(w, st);
+        if (e != QueueEntry.EMPTY) {
+            st.lifoRuns = 0;
+            return e;
         }
+        e = refillFromInject(w, st);
         if (e == QueueEntry.EMPTY) {
             e = stealFromSubmitters(w, st);
         }
@@ -198,11 +216,30 @@ final class WorkStealingScheduler implements Scheduler {
         }
         if (e != QueueEntry.EMPTY) {
             st.lifoRuns = 0;
-            return e;
+        } else {
+            e = lifo.take(w); // the run budget was spent but nothing else is queued
+            st.lifoRuns = e != QueueEntry.EMPTY ? 1 : 0;
         }
-        e = lifo.take(w); // the run budget was spent but nothing else is queued
-        st.lifoRuns = e != QueueEntry.EMPTY ? 1 : 0;
+        if (e != QueueEntry.EMPTY) {
+            passOnIfOwed(w, st);
+        }
         return e;
+    }
+
+    /**
+     * The pass-on rule (WakeCoalescer): the first take after a search wakes one parked worker if a published
+     * entry is left. Owner-only flag (a plain load; the wake path is only taken once per search).
+     */
+    private void passOnIfOwed(int w, WorkerState st) {
+        if (st.owesWake) {
+            st.owesWake = false;
+            wake.passOn(publishedWork, w);
+        }
+    }
+
+    /** {@link #passOnIfOwed} for a take outside this topology (LANE_EXTENSION's blocking ring); owner only. */
+    void passOnIfOwed(int w) {
+        passOnIfOwed(w, states[w]);
     }
 
     /**
@@ -213,11 +250,14 @@ final class WorkStealingScheduler implements Scheduler {
      * "last searcher wakes one more", applied to every find that leaves work behind). Each woken worker repeats
      * it, so a burst spreads to every idle worker in a chain; with nobody parked it costs a fence and one load.
      */
-    private void chainWake() {
+    private void chainWake(WorkerState st) {
         // full fence (StoreLoad): our local-queue pushes (release stores) before the idle-mask load, as in
         // signalWork; a worker that announces after our load re-checks and sees them.
         VarHandle.fullFence();
         wake.wakeOneIfIdle();
+        // This was a pass-on too: an idle-mask load after our take (and after our endSearch), and a wake if a
+        // worker was parked; that worker passes it on after its own take.
+        st.owesWake = false;
     }
 
     /** popMany from inject; returns the first, the rest go to local queue w (they fit: at most free + 1). */
@@ -240,7 +280,7 @@ final class WorkStealingScheduler implements Scheduler {
             }
         }
         if (n > 1 || !inject.isEmpty()) {
-            chainWake(); // more than we run ourselves is now stealable, or still in the ring
+            chainWake(st); // more than we run ourselves is now stealable, or still in the ring
         }
         return b[0];
     }
@@ -266,7 +306,7 @@ final class WorkStealingScheduler implements Scheduler {
             if (e != QueueEntry.EMPTY) {
                 counters.increment(w, PoolCounters.STEALS);
                 if (locals.size(w) > 0 || q.size() > 0) {
-                    chainWake(); // we took more than one, or the submitter's queue still holds some
+                    chainWake(st); // we took more than one, or the submitter's queue still holds some
                 }
                 return e;
             }
@@ -291,7 +331,7 @@ final class WorkStealingScheduler implements Scheduler {
         if (e != QueueEntry.EMPTY) {
             counters.increment(w, PoolCounters.STEALS);
             if (locals.size(w) > 0 || locals.anyNonEmptyHint()) {
-                chainWake(); // we took more than one, or some victim still holds entries
+                chainWake(st); // we took more than one, or some victim still holds entries
             }
         }
         return e;
@@ -303,7 +343,9 @@ final class WorkStealingScheduler implements Scheduler {
 
     @Override
     public boolean hasWork(int i) {
-        if (!inject.isEmpty()) { // volatile loads of head and tail
+        // volatile loads of head and the head cell's seq: a published entry (a claimed, unpublished cell is
+        // pendingPush's; the fence in signalWork orders its publish before the producer's idle-mask load)
+        if (inject.hasReadyEntry()) {
             return true;
         }
         for (int v = 0; v < workers; v++) {
@@ -322,9 +364,16 @@ final class WorkStealingScheduler implements Scheduler {
         return false;
     }
 
+    /** Volatile loads of the inject ring's head and tail: a claimed cell its producer has not published. */
+    @Override
+    public boolean pendingPush(int i) {
+        return !inject.isEmpty();
+    }
+
     @Override
     public void searching(int i, boolean on) {
         if (on) {
+            states[i].owesWake = true; // plain: owner-only (called from worker i's thread)
             wake.beginSearch();
         } else {
             wake.endSearch();
