@@ -15,6 +15,7 @@ import dev.threadpool.internal.memory.PoolMemory;
 import dev.threadpool.internal.queue.BoundedRing;
 import dev.threadpool.internal.queue.QueueEntry;
 import dev.threadpool.internal.stats.PoolCounters;
+import dev.threadpool.internal.stats.RecentErrors;
 import java.lang.foreign.MemorySegment;
 import java.lang.reflect.Field;
 import java.time.Duration;
@@ -53,7 +54,7 @@ class WakeProtocolWhiteBoxTest {
     private static WorkerThread[] workers(ParkingLot parking, int n) {
         WorkerThread[] w = new WorkerThread[n];
         for (int i = 0; i < n; i++) {
-            w[i] = new WorkerThread(null, i, "white-box-" + i, true);
+            w[i] = new WorkerThread(null, i, "white-box-" + i, true, false, false);
             parking.register(i, w[i]);
         }
         return w;
@@ -78,7 +79,7 @@ class WakeProtocolWhiteBoxTest {
         BoundedRing inject = new BoundedRing(mem, "inject", cfg.queueCapacity());
         ParkingLot parking = new ParkingLot(mem, 3);
         WorkStealingScheduler s = new WorkStealingScheduler(mem, cfg, inject, parking, new PoolCounters(mem, 3),
-                new SubmitterRegistry(mem));
+                new SubmitterRegistry(mem), new RecentErrors(16));
         WorkerThread[] w = workers(parking, 3);
 
         assertTrue(inject.tryPush(E1)); // queued already; worker 0 will take it
@@ -105,7 +106,7 @@ class WakeProtocolWhiteBoxTest {
         BoundedRing inject = new BoundedRing(mem, "inject", cfg.queueCapacity());
         ParkingLot parking = new ParkingLot(mem, 3);
         WorkStealingScheduler s = new WorkStealingScheduler(mem, cfg, inject, parking, new PoolCounters(mem, 3),
-                new SubmitterRegistry(mem));
+                new SubmitterRegistry(mem), new RecentErrors(16));
         WorkerThread[] w = workers(parking, 3);
 
         assertTrue(inject.tryPush(E1));
@@ -136,7 +137,7 @@ class WakeProtocolWhiteBoxTest {
         DescriptorTable table = new DescriptorTable(mem, cfg.queueCapacity());
         ParkingLot parking = new ParkingLot(mem, 3);
         LaneScheduler s = new LaneScheduler(mem, cfg, inject, table, parking, new PoolCounters(mem, 3),
-                new SubmitterRegistry(mem));
+                new SubmitterRegistry(mem), new RecentErrors(16));
         WorkerThread[] w = workers(parking, 3);
         long blockingEntry = QueueEntry.pack(1, 1);
         table.prepare(1, DescriptorTable.FLAG_LANE_BLOCKING, 0L);
@@ -165,7 +166,7 @@ class WakeProtocolWhiteBoxTest {
         BoundedRing inject = new BoundedRing(mem, "inject", cfg.queueCapacity());
         ParkingLot parking = new ParkingLot(mem, 3);
         WorkStealingScheduler s = new WorkStealingScheduler(mem, cfg, inject, parking, new PoolCounters(mem, 3),
-                new SubmitterRegistry(mem));
+                new SubmitterRegistry(mem), new RecentErrors(16));
         WorkerThread[] w = workers(parking, 3);
 
         s.searching(0, true);
