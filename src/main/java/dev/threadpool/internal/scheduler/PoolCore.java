@@ -657,9 +657,7 @@ public final class PoolCore {
             if (counters.admissionClosed()) {
                 throw rejectedByShutdown();
             }
-            long e = scheduler.next(self);
-            if (e != QueueEntry.EMPTY) {
-                runNested(self, e, null, null);
+            if (helpNext(self)) {
                 giveUp = System.nanoTime() + HELP_GIVE_UP_NANOS;
             } else if (System.nanoTime() - giveUp > 0) {
                 counters.addRejected(1);
@@ -708,9 +706,16 @@ public final class PoolCore {
      */
     boolean helpOnce() {
         final WorkerThread self = currentWorker();
-        if (self == null || !mayHelp(self)) {
-            return false; // nested too deep already: the caller waits instead (bounded stack)
-        }
+        // false at the nesting bound: the caller waits instead (bounded stack)
+        return self != null && mayHelp(self) && helpNext(self);
+    }
+
+    /**
+     * Helping: runs the next entry {@code self} would take, nested ({@link #runNested}); false when nothing is
+     * queued for it. Every helping site (helpOnce, await, acquireByHelping, waitForRingRoom) comes through here,
+     * after checking {@link #mayHelp}.
+     */
+    private boolean helpNext(WorkerThread self) {
         long e = scheduler.next(self);
         if (e == QueueEntry.EMPTY) {
             return false;
@@ -864,9 +869,7 @@ public final class PoolCore {
             // GLOBAL_QUEUE: a push fails transiently while a consumer holds a claimed cell).
             if (self != null) {
                 if (mayHelp(self)) {
-                    long e = scheduler.next(self);
-                    if (e != QueueEntry.EMPTY) {
-                        runNested(self, e, null, null);
+                    if (helpNext(self)) {
                         continue;
                     }
                 } else {
@@ -1350,9 +1353,7 @@ public final class PoolCore {
                         // one-worker pool): help by running queued work, nested, and block only briefly
                         // between looks, since the awaited task may be running on another worker.
                         if (mayHelp(self)) {
-                            long e = scheduler.next(self);
-                            if (e != QueueEntry.EMPTY) {
-                                runNested(self, e, null, null);
+                            if (helpNext(self)) {
                                 continue;
                             }
                             signalFor(idx).await(gen, Math.min(remaining, HELP_POLL_NANOS));
