@@ -4,6 +4,7 @@ import dev.threadpool.internal.memory.PoolMemory;
 import dev.threadpool.internal.scheduler.DescriptorTable;
 import dev.threadpool.internal.scheduler.ParallelFor;
 import dev.threadpool.internal.scheduler.PoolCore;
+import dev.threadpool.internal.scheduler.WaitMode;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -83,7 +84,7 @@ public final class ThreadPool implements AutoCloseable {
     public void submit(Runnable task, SubmitOptions options) {
         requireTask(task);
         int flags = flags(options);
-        detached(PoolCore.NO_SUBMITTER, task, flags, null, true, Long.MAX_VALUE);
+        detached(PoolCore.NO_SUBMITTER, task, flags, null, WaitMode.UNBOUNDED, 0L);
     }
 
     /** Submits a detached task counted by {@code group}; waits while full. The pool calls {@code group.done()}. */
@@ -96,13 +97,13 @@ public final class ThreadPool implements AutoCloseable {
         requireTask(task);
         Objects.requireNonNull(group, "group must not be null");
         int flags = flags(options);
-        detached(PoolCore.NO_SUBMITTER, task, flags, group, true, Long.MAX_VALUE);
+        detached(PoolCore.NO_SUBMITTER, task, flags, group, WaitMode.UNBOUNDED, 0L);
     }
 
     /** One attempt, never waits: false when the pool is full. */
     public boolean trySubmit(Runnable task) {
         requireTask(task);
-        return detached(PoolCore.NO_SUBMITTER, task, 0, null, false, 0L);
+        return detached(PoolCore.NO_SUBMITTER, task, 0, null, WaitMode.NO_WAIT, 0L);
     }
 
     /**
@@ -124,13 +125,12 @@ public final class ThreadPool implements AutoCloseable {
         long nanos = timeoutNanos(timeout);
         int flags = flags(options);
         if (nanos == 0) {
-            return detached(PoolCore.NO_SUBMITTER, task, flags, null, false, 0L);
+            return detached(PoolCore.NO_SUBMITTER, task, flags, null, WaitMode.NO_WAIT, 0L);
         }
-        long deadline = System.nanoTime() + nanos;
-        if (nanos == Long.MAX_VALUE || deadline == Long.MAX_VALUE) {
-            deadline = Long.MAX_VALUE - 1; // a finite wait, even if astronomically long
-        }
-        return detached(PoolCore.NO_SUBMITTER, task, flags, null, true, deadline);
+        // nanoTime-based, compared by difference, so a sum that wraps still measures the right span; Long.MAX_VALUE
+        // nanos (292 years) is no deadline at all. Either way the wait never turns into caller-runs: UNTIL_DEADLINE.
+        long deadline = nanos == Long.MAX_VALUE ? Long.MAX_VALUE : System.nanoTime() + nanos;
+        return detached(PoolCore.NO_SUBMITTER, task, flags, null, WaitMode.UNTIL_DEADLINE, deadline);
     }
 
     /**
@@ -323,12 +323,12 @@ public final class ThreadPool implements AutoCloseable {
     void submitFrom(int slot, Runnable task, SubmitOptions options) {
         requireTask(task);
         int flags = flags(options);
-        detached(slot, task, flags, null, true, Long.MAX_VALUE);
+        detached(slot, task, flags, null, WaitMode.UNBOUNDED, 0L);
     }
 
     boolean trySubmitFrom(int slot, Runnable task) {
         requireTask(task);
-        return detached(slot, task, 0, null, false, 0L);
+        return detached(slot, task, 0, null, WaitMode.NO_WAIT, 0L);
     }
 
     int submitBatchFrom(int slot, Runnable[] tasks, int from, int to) {
@@ -496,9 +496,9 @@ public final class ThreadPool implements AutoCloseable {
     // interpreter and C1), and detached submit allocates nothing per task.
 
     /** Every detached submit: {@code slot} is a registered submitter's or {@link PoolCore#NO_SUBMITTER}. */
-    private boolean detached(int slot, Runnable task, int flags, WaitGroup group, boolean wait, long deadline) {
+    private boolean detached(int slot, Runnable task, int flags, WaitGroup group, WaitMode mode, long deadline) {
         try {
-            return core.submit(slot, task, flags, group, wait, deadline);
+            return core.submit(slot, task, flags, group, mode, deadline);
         } catch (IllegalStateException e) {
             throw submitFailure(e);
         }

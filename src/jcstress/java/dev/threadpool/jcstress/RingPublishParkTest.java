@@ -44,7 +44,7 @@ public final class RingPublishParkTest {
 
         void announceAndRecheck(II_Result r) {
             parking.announce(0); // step 1
-            r.r2 = ring.hasReadyEntry() ? 1 : !ring.isEmpty() ? 2 : 0; // PoolCore.idle: hasWork, then pendingPush
+            r.r2 = ring.hasReadyEntry() ? 1 : !ring.isEmpty() ? 2 : 0; // Idle.idle: hasWork, then pendingPush
         }
     }
 

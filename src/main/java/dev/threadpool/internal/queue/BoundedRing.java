@@ -61,7 +61,7 @@ import java.lang.foreign.MemorySegment;
  * preempted producer is not starved and the entry is still found within that bound. Full
  * mid-pop: the inject ring has {@code queueCapacity} cells, one per descriptor, and an entry is pushed only
  * with a descriptor held, so it is full only of entries being drained right now, and every caller that
- * can meet it retries until the consumer frees the cell ({@code PoolCore.waitForRingRoom},
+ * can meet it retries until the consumer frees the cell ({@code Submission.waitForRingRoom},
  * {@code closeSubmitter}, the popMany overflow path); none drops an entry. Partial batches: each cell is a
  * separate entry, so a partial view only delays its later entries.
  */

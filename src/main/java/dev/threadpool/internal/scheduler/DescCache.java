@@ -65,7 +65,7 @@ import java.lang.foreign.MemorySegment;
  * owner's acquire may return -1 while slots sit in caches. The pool tolerates both: a short refill only
  * brings the next refill closer, and a producer that finds no slot waits as a space waiter; while it waits,
  * releases bypass the caches and signal, idle workers flush theirs, and its park is capped (the caching
- * hazard in {@code PoolCore}). {@code FreelistLincheck} checks this with one DescCache per
+ * hazard in {@link Slots}). {@code FreelistLincheck} checks this with one DescCache per
  * thread beside single and batch operations on the table: no slot handed out twice, lost, or out of stack
  * order.
  *

@@ -1,16 +1,18 @@
 package dev.threadpool.internal.scheduler;
 
+import dev.threadpool.Lane;
 import dev.threadpool.PoolConfig;
 import dev.threadpool.internal.memory.PoolMemory;
 import dev.threadpool.internal.queue.BoundedRing;
 import dev.threadpool.internal.queue.QueueEntry;
+import dev.threadpool.internal.stats.QueueDepthGauge;
 
 /**
  * GLOBAL_QUEUE topology: one MPMC {@link BoundedRing} that every submitter pushes to and every worker pops
  * from, with the {@link WakeCoalescer} rule (as WORK_STEALING) for waking parked workers.
  *
  * <h2>Wakes</h2>
- * A submit wakes a parked worker only when nobody is searching (spinning in {@code PoolCore.idle} before it
+ * A submit wakes a parked worker only when nobody is searching (spinning in {@code Idle.idle} before it
  * announces), or every {@code wakeCoalesceBatch}-th submit while somebody is; the proof that no entry is left
  * with every worker parked is WakeCoalescer's (the ring push is a seq_cst CAS, the park re-check reads head and
  * tail with seq_cst loads). A worker that pops an entry and sees the ring still non-empty wakes one more parked
@@ -18,30 +20,37 @@ import dev.threadpool.internal.queue.QueueEntry;
  * task blocks. The chained wake follows every pop, not only the first after a search, so it is also this
  * topology's pass-on (Scheduler's contract): the ring is the only queue, and a worker that takes one entry and
  * sees more wakes one more sleeper.
+ *
+ * <p>No lanes: an entry of either lane goes to the ring and is counted in the DEFAULT lane's depth.
  */
 final class GlobalQueueScheduler implements Scheduler {
     private final BoundedRing inject;
     private final ParkingLot parking;
     private final WakeCoalescer wake;
+    private final QueueDepthGauge gauge;
 
-    GlobalQueueScheduler(PoolMemory memory, PoolConfig config, BoundedRing inject, ParkingLot parking) {
+    GlobalQueueScheduler(PoolMemory memory, PoolConfig config, BoundedRing inject, ParkingLot parking,
+            QueueDepthGauge gauge) {
         this.inject = inject;
         this.parking = parking;
+        this.gauge = gauge;
         this.wake = new WakeCoalescer(memory, parking, config.wakeCoalesceBatch());
     }
 
     @Override
-    public boolean tryEnqueue(WorkerThread self, long entry) {
+    public boolean tryEnqueue(WorkerThread self, long entry, Lane lane) {
         return inject.tryPush(entry); // seq_cst CAS on tail: step a of the handshake
     }
 
     @Override
-    public int tryEnqueueMany(WorkerThread self, long[] entries, int from, int n) {
+    public int tryEnqueueMany(WorkerThread self, long[] entries, int from, int n, Lane lane) {
         return inject.pushMany(entries, from, n); // one tail CAS per run of free cells
     }
 
     @Override
-    public void signalWork(int n) {
+    public void signalWork(int n, Lane lane) {
+        // the ring's occupancy: volatile loads of head and tail, a CAS only for a new peak
+        gauge.observe(Lane.DEFAULT, inject.size());
         // The ring push (tryPush / pushMany) was a seq_cst CAS: no fence needed before the rule's idle-mask load.
         // One rule application per call; for a batch the chained wakes in next() spread it to more workers.
         wake.signalWork();
@@ -96,7 +105,7 @@ final class GlobalQueueScheduler implements Scheduler {
     }
 
     @Override
-    public long depth(dev.threadpool.Lane lane) {
-        return lane == dev.threadpool.Lane.DEFAULT ? inject.size() : 0;
+    public long depth(Lane lane) {
+        return lane == Lane.DEFAULT ? inject.size() : 0;
     }
 }

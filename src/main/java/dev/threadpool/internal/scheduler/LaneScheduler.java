@@ -1,10 +1,12 @@
 package dev.threadpool.internal.scheduler;
 
+import dev.threadpool.Lane;
 import dev.threadpool.PoolConfig;
 import dev.threadpool.internal.memory.PoolMemory;
 import dev.threadpool.internal.queue.BoundedRing;
 import dev.threadpool.internal.queue.QueueEntry;
 import dev.threadpool.internal.stats.PoolCounters;
+import dev.threadpool.internal.stats.QueueDepthGauge;
 import dev.threadpool.internal.stats.RecentErrors;
 
 /**
@@ -20,15 +22,16 @@ import dev.threadpool.internal.stats.RecentErrors;
  * </pre>
  * "Default lane" is everything {@link WorkStealingScheduler} owns: the inject ring, every LIFO slot and every
  * local queue, stolen from by every worker. A blocking worker therefore helps the default lane whenever its
- * own lane is empty (slice L3 of the design); a default (or overflow) worker helps the blocking lane only when
+ * own lane is empty; a default (or overflow) worker helps the blocking lane only when
  * {@code cpuHelpsBlocking} is set. {@link #hasWork} checks exactly what {@link #next} may take, so a worker
  * never parks with an entry it may take queued, and never spins on one it may not.
  *
  * <h2>Where an entry goes</h2>
- * The lane is the descriptor's {@link DescriptorTable#FLAG_LANE_BLOCKING} bit, read (plain) from the slot the
- * submitting thread has just prepared. A blocking entry always goes to the blocking ring, also when submitted
- * from a worker (never to its LIFO slot: a default worker would run it there). Everything else goes where
- * WORK_STEALING puts it.
+ * By the {@link Lane} the submit passes with the entry (Scheduler, "The lane"). A blocking entry always goes
+ * to the blocking ring, also when submitted from a worker (never to its LIFO slot: a default worker would run
+ * it there), and also from a registered Submitter: this topology keeps no submitter queues (the Scheduler
+ * defaults), so a Submitter's entries take the external path. Everything else goes where WORK_STEALING puts
+ * it.
  *
  * <h2>Wake rule</h2>
  * <ul>
@@ -52,8 +55,8 @@ import dev.threadpool.internal.stats.RecentErrors;
 final class LaneScheduler implements Scheduler {
     private final WorkStealingScheduler defaults;
     private final BoundedRing blocking;
-    private final DescriptorTable table;
     private final ParkingLot parking;
+    private final QueueDepthGauge gauge;
     private final int blockingWorkers;
     private final boolean cpuHelpsBlocking;
     /** Idle-mask bits of the blocking lane's workers, {@code [0, blockingWorkers)}. */
@@ -61,25 +64,21 @@ final class LaneScheduler implements Scheduler {
     /** Idle-mask bits of every other worker slot (default and overflow). */
     private final long otherMask;
 
-    LaneScheduler(PoolMemory memory, PoolConfig config, BoundedRing inject, DescriptorTable table,
-            ParkingLot parking, PoolCounters counters, SubmitterRegistry submitters, RecentErrors errors) {
+    LaneScheduler(PoolMemory memory, PoolConfig config, BoundedRing inject, ParkingLot parking,
+            PoolCounters counters, SubmitterRegistry submitters, QueueDepthGauge gauge, RecentErrors errors) {
         // Registered submitters take the external path here (the Scheduler defaults: no own queue), so that a
-        // BLOCKING entry from a Submitter still reaches the blocking ring; their queues in `defaults` stay empty.
-        this.defaults = new WorkStealingScheduler(memory, config, inject, parking, counters, submitters, errors);
+        // BLOCKING entry from a Submitter still reaches the blocking ring: `defaults` allocates no submitter queues.
+        this.defaults = new WorkStealingScheduler(memory, config, inject, parking, counters, submitters, gauge,
+                errors, false);
         this.blocking = new BoundedRing(memory, "blocking inject ring", config.queueCapacity());
-        this.table = table;
         this.parking = parking;
+        this.gauge = gauge;
         this.blockingWorkers = config.blockingWorkers();
         this.cpuHelpsBlocking = config.cpuHelpsBlocking();
-        int slots = PoolCore.workerSlots(config);
+        int slots = config.workerSlots();
         this.blockingMask = (1L << blockingWorkers) - 1; // blockingWorkers <= 63
         long all = slots == 64 ? -1L : (1L << slots) - 1;
         this.otherMask = all & ~blockingMask;
-    }
-
-    private boolean isBlocking(long entry) {
-        // plain: the calling thread prepared this slot itself (PoolCore.publish) and it is not queued yet
-        return (table.flags(table.slotOf(entry)) & DescriptorTable.FLAG_LANE_BLOCKING) != 0;
     }
 
     // =====================================================================================================
@@ -87,43 +86,26 @@ final class LaneScheduler implements Scheduler {
     // =====================================================================================================
 
     @Override
-    public boolean tryEnqueue(WorkerThread self, long entry) {
-        if (isBlocking(entry)) {
+    public boolean tryEnqueue(WorkerThread self, long entry, Lane lane) {
+        if (lane == Lane.BLOCKING) {
             return blocking.tryPush(entry); // seq_cst CAS on tail: step a of the handshake
         }
-        return defaults.tryEnqueue(self, entry);
+        return defaults.tryEnqueue(self, entry, lane);
     }
 
     @Override
-    public int tryEnqueueMany(WorkerThread self, long[] entries, int from, int n) {
-        // Take the leading run of one lane (a batch from PoolCore has one lane: the run is all of it).
-        final boolean lane = isBlocking(entries[from]);
-        int run = 1;
-        while (run < n && isBlocking(entries[from + run]) == lane) {
-            run++;
-        }
-        return lane ? blocking.pushMany(entries, from, run) : defaults.tryEnqueueMany(self, entries, from, run);
+    public int tryEnqueueMany(WorkerThread self, long[] entries, int from, int n, Lane lane) {
+        return lane == Lane.BLOCKING ? blocking.pushMany(entries, from, n)
+                : defaults.tryEnqueueMany(self, entries, from, n, lane);
     }
 
     @Override
-    public void signalWork(int n, int flags) {
-        if ((flags & DescriptorTable.FLAG_LANE_BLOCKING) != 0) {
+    public void signalWork(int n, Lane lane) {
+        if (lane == Lane.BLOCKING) {
+            gauge.observe(Lane.BLOCKING, blocking.size()); // the blocking ring's occupancy: two volatile loads
             wakeBlocking(n);
         } else {
-            defaults.signalWork(n);
-        }
-    }
-
-    /**
-     * Lane-less signal (a caller that does not know the lane): the default lane's rule, plus one blocking-lane
-     * wake if that lane holds anything. Sound for either lane: an entry this thread published to the blocking
-     * ring is seen by its own seq_cst isEmpty loads.
-     */
-    @Override
-    public void signalWork(int n) {
-        defaults.signalWork(n);
-        if (!blocking.isEmpty()) {
-            wakeBlocking(1);
+            defaults.signalWork(n, lane); // observes the default lane's depth itself
         }
     }
 
@@ -214,9 +196,9 @@ final class LaneScheduler implements Scheduler {
     }
 
     @Override
-    public long depth(dev.threadpool.Lane lane) {
+    public long depth(Lane lane) {
         // volatile loads of the blocking ring's head and tail, or the default lane's count (WORK_STEALING's)
-        return lane == dev.threadpool.Lane.BLOCKING ? blocking.size() : defaults.depth(lane);
+        return lane == Lane.BLOCKING ? blocking.size() : defaults.depth(lane);
     }
 
     @Override

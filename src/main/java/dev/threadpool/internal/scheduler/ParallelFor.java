@@ -32,7 +32,7 @@ import java.util.function.IntConsumer;
  * The calling thread processes the first chunk itself, then waits for every forked one through one
  * {@link WaitGroup}: blocking when it is an outside thread, running queued work between short waits when it
  * is one of the pool's workers (nested {@code parallelFor}). A worker at the pool's nesting bound
- * ({@code PoolCore.MAX_INLINE_DEPTH}) cannot help, so {@code tryFork} refuses to fork for it and it processes
+ * ({@code WorkerLoop.MAX_INLINE_DEPTH}) cannot help, so {@code tryFork} refuses to fork for it and it processes
  * the whole range itself: it never waits for chunks only it could run. The first {@link Throwable} thrown by
  * {@code body} is kept; every leaf that starts after it skips {@code body}; once all indices have run or been
  * skipped it is rethrown wrapped in {@link TaskFailedException}. If a shutdown with CANCEL_PENDING cancels

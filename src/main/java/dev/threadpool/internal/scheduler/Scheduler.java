@@ -1,26 +1,46 @@
 package dev.threadpool.internal.scheduler;
 
+import dev.threadpool.Lane;
+import dev.threadpool.PoolConfig;
+import dev.threadpool.SchedulerVariant;
+import dev.threadpool.internal.memory.PoolMemory;
+import dev.threadpool.internal.queue.BoundedRing;
+import dev.threadpool.internal.stats.PoolCounters;
+import dev.threadpool.internal.stats.QueueDepthGauge;
+import dev.threadpool.internal.stats.RecentErrors;
+
 /**
- * The queue topology of a pool, factored out of {@link PoolCore}: where an accepted entry goes, where a worker
- * looks for its next entry, what the park re-check must see, and what the CANCEL_PENDING sweep drains.
- * {@link PoolCore} keeps descriptors, accounting, awaiting and shutdown; a scheduler only moves queue entries.
+ * The queue topology of a pool: where an accepted entry goes, where a worker looks for its next entry, what
+ * the park re-check must see, what the CANCEL_PENDING sweep drains, and how deep the queues are. The rest of
+ * the pool (descriptors, accounting, awaiting, shutdown) is the same for every topology and never asks which
+ * one it has: a scheduler only moves queue entries. {@link #create} picks the implementation from
+ * {@link PoolConfig#schedulerVariant()}: {@link GlobalQueueScheduler}, {@link WorkStealingScheduler} or
+ * {@link LaneScheduler}.
+ *
+ * <h2>The lane</h2>
+ * An entry's {@link Lane} is decided once, by the submit ({@code Submission}), and travels with the entry as
+ * an argument: {@link #tryEnqueue} routes by it and {@link #signalWork} wakes a worker that may take it. A
+ * topology without lanes treats every entry as {@link Lane#DEFAULT}. Nobody re-derives the lane from the
+ * descriptor.
  *
  * <h2>Contract</h2>
  * <ul>
  *   <li>[an entry accepted by {@link #tryEnqueue} is returned by exactly one {@link #next} or {@link #drainOne}]
- *       (the descriptor CAS in PoolCore then decides whether it runs or is dropped).</li>
+ *       (the descriptor CAS in the worker loop then decides whether it runs or is dropped).</li>
  *   <li>[{@link #hasWork} uses only seq_cst loads and sees published entries only]: it is step 2 of the
  *       ParkingLot handshake, so an entry published (seq_cst, or a release store followed by a full fence)
  *       before the submitter's {@link #signalWork} is seen by a worker that announced before that signal's
  *       idle-mask load; and it is false while the only entries are ring cells claimed but not yet published,
  *       so an idle worker does not spin on them ({@link #pendingPush}).</li>
- *   <li>[{@link #signalWork} never leaves an entry with every worker parked].</li>
+ *   <li>[{@link #signalWork} never leaves an entry with every worker that may take it parked].</li>
  *   <li>[pass-on: a worker's first {@link #next} that returns an entry after a search
  *       ({@code searching(i, true)}, however the search ended: work seen while spinning, on the park re-check,
  *       or a wake from park) wakes one parked worker if, after the take, a published entry is left that a
  *       parked worker could take]. A coalesced wake is counted against a search, not against the entry the
  *       searcher happens to take: the searcher may take another entry and block in it. See
  *       {@link WakeCoalescer}, "The pass-on rule".</li>
+ *   <li>[{@link #signalWork} feeds the occupancy of the queue the entries went to into the lane's peak gauge];
+ *       {@link #depth} counts every entry of a lane (racy by nature, never negative).</li>
  * </ul>
  *
  * <h2>Claimed but unpublished ring cells</h2>
@@ -39,24 +59,40 @@ package dev.threadpool.internal.scheduler;
 interface Scheduler {
 
     /**
-     * Pushes an accepted, published entry from the calling thread ({@code self} is the calling worker of this
-     * pool, or null). False when there is no room right now; the caller retries (helping when a worker).
+     * The topology {@code config} asks for, its queues allocated from {@code memory}. {@code inject} is the
+     * shared ring every topology has (external submits go there); {@code gauge} receives the depth samples of
+     * {@link #signalWork}.
      */
-    boolean tryEnqueue(WorkerThread self, long entry);
-
-    /** Pushes {@code entries[from, from + n)}; returns how many were taken (0: no room right now). */
-    int tryEnqueueMany(WorkerThread self, long[] entries, int from, int n);
-
-    /** Called after {@code n} entries were published: wakes parked workers as the topology's policy says. */
-    void signalWork(int n);
+    static Scheduler create(PoolMemory memory, PoolConfig config, BoundedRing inject, ParkingLot parking,
+            PoolCounters counters, SubmitterRegistry submitters, QueueDepthGauge gauge, RecentErrors errors) {
+        SchedulerVariant v = config.schedulerVariant();
+        return switch (v) {
+            case GLOBAL_QUEUE -> new GlobalQueueScheduler(memory, config, inject, parking, gauge);
+            case WORK_STEALING -> new WorkStealingScheduler(memory, config, inject, parking, counters, submitters,
+                    gauge, errors, true);
+            case LANE_EXTENSION -> new LaneScheduler(memory, config, inject, parking, counters, submitters, gauge,
+                    errors);
+        };
+    }
 
     /**
-     * {@link #signalWork(int)} for {@code n} entries that all carry descriptor {@code flags}: a topology with
-     * lanes (LANE_EXTENSION) wakes a worker of the entries' lane; the others ignore the flags.
+     * Pushes an accepted, published entry of {@code lane} from the calling thread ({@code self} is the calling
+     * worker of this pool, or null). False when there is no room right now; the caller retries (helping when
+     * a worker).
      */
-    default void signalWork(int n, int flags) {
-        signalWork(n);
-    }
+    boolean tryEnqueue(WorkerThread self, long entry, Lane lane);
+
+    /**
+     * Pushes {@code entries[from, from + n)}, all of {@code lane}; returns how many were taken (0: no room
+     * right now).
+     */
+    int tryEnqueueMany(WorkerThread self, long[] entries, int from, int n, Lane lane);
+
+    /**
+     * Called after {@code n} entries of {@code lane} were published: feeds the lane's depth gauge, then wakes
+     * parked workers that may take them, as the topology's policy says.
+     */
+    void signalWork(int n, Lane lane);
 
     /** The next entry for worker {@code self}, or {@code QueueEntry.EMPTY}. Only from {@code self}'s thread. */
     long next(WorkerThread self);
@@ -91,11 +127,11 @@ interface Scheduler {
 
     // ---- registered submitters ------------------------------------------------------------------------
     // A topology with per-submitter queues overrides these three; the defaults mean "no own queue", so a
-    // submitter's entries take the ordinary external path (GLOBAL_QUEUE: the shared ring).
+    // submitter's entries take the ordinary external path (GLOBAL_QUEUE and LANE_EXTENSION: the shared ring).
 
     /**
      * Pushes an accepted entry from the thread of registered submitter {@code slot} into that submitter's own
-     * queue; false when it has none or it is full (the caller then uses {@code tryEnqueue(null, entry)}).
+     * queue; false when it has none or it is full (the caller then uses {@code tryEnqueue(null, entry, lane)}).
      */
     default boolean tryEnqueueFromSubmitter(int slot, long entry) {
         return false;
@@ -117,7 +153,7 @@ interface Scheduler {
      * Entries queued in {@code lane} now, from any thread (stats; racy by nature, never negative). The default
      * knows no queue: a topology without that lane reports 0.
      */
-    default long depth(dev.threadpool.Lane lane) {
+    default long depth(Lane lane) {
         return 0;
     }
 

@@ -46,7 +46,7 @@ import java.util.concurrent.locks.LockSupport;
  * OVERFLOW_MASK, joins the slot's previous (exited) thread, registers the new thread with the ParkingLot and
  * starts it. An overflow worker is a default-lane worker (it also helps the blocking lane under
  * {@code cpuHelpsBlocking}); when it has found nothing for {@code 2 * watchdogInterval} it retires: see
- * {@code PoolCore.overflowIdle} for why retiring loses no entry. On exit (retired, or stopped by shutdown) it
+ * {@link OverflowWorker} for its loop and for why retiring loses no entry. On exit (retired, or stopped by shutdown) it
  * counts itself in {@code overflowRetired} and then frees its slot bit, so {@code overflowLive =
  * overflowSpawned - overflowRetired} is exact once the exit completes. Its local queue and LIFO slot are empty
  * when it exits: only the owner pushes into them, and it retires only after finding them empty.
@@ -127,6 +127,11 @@ final class Watchdog {
     private final WorkerThread[] overflow;
     private final Thread thread;
     private volatile boolean stop;
+
+    /** Whether worker {@code w}'s running tasks are watched: every default-lane worker, base or overflow. */
+    boolean watches(int w) {
+        return w >= firstWatched;
+    }
 
     Watchdog(PoolCore core, PoolConfig config, PoolMemory memory, LaneScheduler lanes, PoolCounters counters,
             ParkingLot parking) {

@@ -1,5 +1,6 @@
 package dev.threadpool.internal.scheduler;
 
+import dev.threadpool.Lane;
 import dev.threadpool.PoolConfig;
 import dev.threadpool.internal.memory.PoolMemory;
 import dev.threadpool.internal.queue.BoundedRing;
@@ -7,6 +8,7 @@ import dev.threadpool.internal.queue.LifoSlot;
 import dev.threadpool.internal.queue.QueueEntry;
 import dev.threadpool.internal.queue.RingQueue;
 import dev.threadpool.internal.stats.PoolCounters;
+import dev.threadpool.internal.stats.QueueDepthGauge;
 import dev.threadpool.internal.stats.RecentErrors;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.locks.LockSupport;
@@ -26,7 +28,8 @@ import java.util.function.IntPredicate;
  *
  * <h2>Submitter queues</h2>
  * Each of the 64 submitter slots has its own SPMC {@link RingQueue} (capacity {@code localQueueCapacity}),
- * allocated with the pool. The registered submitter's thread is its owner (it pushes); workers steal from it
+ * allocated with the pool (WORK_STEALING only: LANE_EXTENSION, which composes this class, builds it without
+ * them, and its Submitters take the external path). The registered submitter's thread is its owner (it pushes); workers steal from it
  * ({@link RingQueue#stealHalf} into their own queue), visiting only slots whose bit is set in the
  * {@link SubmitterRegistry} mask. Ownership passes from one registration of a slot to the next through the
  * registry's RMWs (release, then the next claim's CAS), so the next owner's plain read of the tail is
@@ -99,21 +102,31 @@ final class WorkStealingScheduler implements Scheduler {
     private final int workers;
     private final int stealBatch;
     private final SubmitterRegistry submitters;
-    /** The submitter queues, indexed by submitter slot; owner = the slot's registered thread. */
+    /**
+     * The submitter queues, indexed by submitter slot; owner = the slot's registered thread. Empty when built
+     * without them (LANE_EXTENSION): then the registry's mask never selects a queue here.
+     */
     private final RingQueue[] submitterQueues;
+    private final QueueDepthGauge gauge;
     /** {@link #hasWork} for {@link WakeCoalescer#passOn}; made once, so a pass-on allocates nothing. */
     private final IntPredicate publishedWork = this::hasWork;
 
+    /**
+     * Builds the topology; {@code withSubmitterQueues} false builds none (a composing topology whose
+     * Submitters use the external path).
+     */
     WorkStealingScheduler(PoolMemory memory, PoolConfig config, BoundedRing inject, ParkingLot parking,
-            PoolCounters counters, SubmitterRegistry submitters, RecentErrors errors) {
+            PoolCounters counters, SubmitterRegistry submitters, QueueDepthGauge gauge, RecentErrors errors,
+            boolean withSubmitterQueues) {
         this.inject = inject;
         this.submitters = submitters;
-        this.submitterQueues = new RingQueue[SubmitterRegistry.MAX_SUBMITTERS];
+        this.gauge = gauge;
+        this.submitterQueues = new RingQueue[withSubmitterQueues ? SubmitterRegistry.MAX_SUBMITTERS : 0];
         for (int k = 0; k < submitterQueues.length; k++) {
             submitterQueues[k] = new RingQueue(memory, "submitter queue " + k, config.localQueueCapacity());
         }
         this.counters = counters;
-        this.workers = PoolCore.workerSlots(config); // LANE_EXTENSION: its overflow workers too
+        this.workers = config.workerSlots(); // LANE_EXTENSION: its overflow workers too
         this.stealBatch = config.stealBatchSize();
         this.lifo = new LifoSlot(memory, "lifo slots", workers);
         this.locals = new LocalQueues(memory, config.queueKind(), workers, config.localQueueCapacity(), errors);
@@ -130,7 +143,7 @@ final class WorkStealingScheduler implements Scheduler {
     // =====================================================================================================
 
     @Override
-    public boolean tryEnqueue(WorkerThread self, long entry) {
+    public boolean tryEnqueue(WorkerThread self, long entry, Lane lane) {
         if (self == null) {
             return inject.tryPush(entry); // seq_cst CAS on tail
         }
@@ -154,7 +167,7 @@ final class WorkStealingScheduler implements Scheduler {
     }
 
     @Override
-    public int tryEnqueueMany(WorkerThread self, long[] entries, int from, int n) {
+    public int tryEnqueueMany(WorkerThread self, long[] entries, int from, int n, Lane lane) {
         if (self == null) {
             return inject.pushMany(entries, from, n);
         }
@@ -166,7 +179,15 @@ final class WorkStealingScheduler implements Scheduler {
     }
 
     @Override
-    public void signalWork(int n) {
+    public void signalWork(int n, Lane lane) {
+        // the inject ring's occupancy (volatile loads of head and tail; a CAS only for a new peak): local
+        // queues and LIFO slots are counted by the snapshots' depth()
+        gauge.observe(Lane.DEFAULT, inject.size());
+        signalWork();
+    }
+
+    /** The wake half of {@link #signalWork(int, Lane)}: the fence, then the WakeCoalescer rule. */
+    private void signalWork() {
         // full fence: a local-queue push ends with a release store of tail, and an inject push with a release
         // store of the cell's seq (what the re-check's hasReadyEntry reads); the idle-mask load below must not
         // be reordered before either (StoreLoad); without it a worker could announce, miss the entry in its
@@ -289,7 +310,7 @@ final class WorkStealingScheduler implements Scheduler {
     private long stealFromSubmitters(int w, WorkerState st) {
         // volatile load: which slots are registered; a miss is caught by the park re-check (hasWork).
         long m = submitters.mask();
-        if (m == 0) {
+        if (m == 0 || submitterQueues.length == 0) {
             return QueueEntry.EMPTY;
         }
         int start = st.submitterStart;
@@ -356,7 +377,7 @@ final class WorkStealingScheduler implements Scheduler {
         }
         // volatile loads of the registry mask, then of each registered queue's head and tail (see the class
         // comment, "Why the park re-check cannot miss a submitter entry").
-        for (long m = submitters.mask(); m != 0; m &= m - 1) {
+        for (long m = submitterQueues.length == 0 ? 0 : submitters.mask(); m != 0; m &= m - 1) {
             if (submitterQueues[Long.numberOfTrailingZeros(m)].size() > 0) {
                 return true;
             }
@@ -442,7 +463,7 @@ final class WorkStealingScheduler implements Scheduler {
             moved++;
         }
         if (moved > 0) {
-            signalWork(moved); // after the seq_cst pushes: see the class comment
+            signalWork(); // after the seq_cst pushes: see the class comment
         }
     }
 
@@ -453,8 +474,8 @@ final class WorkStealingScheduler implements Scheduler {
 
     /** Stats: the inject ring, every local queue and every occupied LIFO slot (default lane only). */
     @Override
-    public long depth(dev.threadpool.Lane lane) {
-        if (lane != dev.threadpool.Lane.DEFAULT) {
+    public long depth(Lane lane) {
+        if (lane != Lane.DEFAULT) {
             return 0;
         }
         long d = inject.size();

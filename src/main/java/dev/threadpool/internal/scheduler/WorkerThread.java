@@ -11,8 +11,8 @@ public final class WorkerThread extends Thread {
     final int index;
     /**
      * Levels of work this worker runs nested on its own stack: helped entries, a waiter's own task, inline
-     * runs (owner-only, plain). Changed only by PoolCore.runNested, which restores it in a finally; compared
-     * with PoolCore.MAX_INLINE_DEPTH before helping.
+     * runs (owner-only, plain). Changed only by WorkerLoop.runNested, which restores it in a finally; compared
+     * with WorkerLoop.MAX_INLINE_DEPTH before helping.
      */
     int inlineDepth;
     /** The CPU to pin this worker to when it starts, or -1 (PoolConfig.workerCpus). Set before start. */

@@ -45,10 +45,9 @@ public final class PoolCounters {
      *     RELEASED          long @24         detached slots this worker freed when their task ended
      *     INLINE_RUNS       long @32         tasks run inline because the pool was full (caller-runs)
      *     PARKS             long @40
-     *     WAKEUPS           long @48
-     *     SPURIOUS_WAKEUPS  long @56
-     *     STEALS            long @64         WORK_STEALING: successful steals (peer local queue or LIFO slot)
-     *     STEAL_FAILURES    long @72         WORK_STEALING: victims tried in vain
+     *     WAKEUPS           long @48         parks ended by a waker that claimed the worker's idle bit
+     *     STEALS            long @56         WORK_STEALING: successful steals (peer local queue or LIFO slot)
+     *     STEAL_FAILURES    long @64         WORK_STEALING: victims tried in vain
      *     pad to PAD
      * </pre>
      */
@@ -71,9 +70,8 @@ public final class PoolCounters {
         public static final long INLINE_RUNS_OFFSET = 32;
         public static final long PARKS_OFFSET = 40;
         public static final long WAKEUPS_OFFSET = 48;
-        public static final long SPURIOUS_WAKEUPS_OFFSET = 56;
-        public static final long STEALS_OFFSET = 64;
-        public static final long STEAL_FAILURES_OFFSET = 72;
+        public static final long STEALS_OFFSET = 56;
+        public static final long STEAL_FAILURES_OFFSET = 64;
         public static final long WORKER_BLOCK_LENGTH = CacheLine.PAD;
 
         private Layout() {}
@@ -96,7 +94,6 @@ public final class PoolCounters {
     public static final long INLINE_RUNS = Layout.INLINE_RUNS_OFFSET;
     public static final long PARKS = Layout.PARKS_OFFSET;
     public static final long WAKEUPS = Layout.WAKEUPS_OFFSET;
-    public static final long SPURIOUS_WAKEUPS = Layout.SPURIOUS_WAKEUPS_OFFSET;
     public static final long STEALS = Layout.STEALS_OFFSET;
     public static final long STEAL_FAILURES = Layout.STEAL_FAILURES_OFFSET;
 

@@ -122,14 +122,14 @@ class DequeGrowthFailureTest {
         core.submit(() -> {
             try {
                 for (int i = 0; i < CHILDREN; i++) {
-                    core.submit(child, 0, null, true, Long.MAX_VALUE);
+                    core.submit(child, 0, null, WaitMode.UNBOUNDED, 0L);
                 }
             } catch (Throwable t) {
                 taskErrors.add(t);
             }
             ran.incrementAndGet();
             rootDone.countDown();
-        }, 0, null, true, Long.MAX_VALUE);
+        }, 0, null, WaitMode.UNBOUNDED, 0L);
         awaitRoot(rootDone, v);
         assertDrainedAndExact(core, ran, CHILDREN + 1, injected, true, taskErrors, v + " owner push");
     }
@@ -160,7 +160,7 @@ class DequeGrowthFailureTest {
             try {
                 rootWorker.set(core.currentWorkerIndex());
                 for (int i = 0; i < CHILDREN; i++) {
-                    core.submit(child, 0, null, true, Long.MAX_VALUE);
+                    core.submit(child, 0, null, WaitMode.UNBOUNDED, 0L);
                 }
                 // block this worker (no helping): only the other one can run the children, by stealing them
                 if (!childrenDone.await(DRAIN.toMillis() / 2, TimeUnit.MILLISECONDS)) {
@@ -171,7 +171,7 @@ class DequeGrowthFailureTest {
             }
             ran.incrementAndGet();
             rootDone.countDown();
-        }, 0, null, true, Long.MAX_VALUE);
+        }, 0, null, WaitMode.UNBOUNDED, 0L);
         awaitRoot(rootDone, v);
         assertDrainedAndExact(core, ran, CHILDREN + 1, injected, false, taskErrors, v + " thief");
         assertEquals(0, injected.get(), v + ": a steal never grows the thief's deque");

@@ -54,7 +54,7 @@ class HandleGenerationTest {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
-        }, 0, null, true, Long.MAX_VALUE);
+        }, 0, null, WaitMode.UNBOUNDED, 0L);
         assertTrue(started.await(TestSupport.WAIT.toMillis(), TimeUnit.MILLISECONDS), "blocker started");
     }
 
@@ -121,7 +121,7 @@ class HandleGenerationTest {
             WaitGroup wg = new WaitGroup();
             AtomicInteger ran = new AtomicInteger();
             for (int i = 0; i < 100; i++) {
-                core.submit(ran::incrementAndGet, 0, wg, true, Long.MAX_VALUE);
+                core.submit(ran::incrementAndGet, 0, wg, WaitMode.UNBOUNDED, 0L);
             }
             assertTrue(wg.await(TestSupport.WAIT), "the detached tasks ran");
             assertEquals(100, ran.get());

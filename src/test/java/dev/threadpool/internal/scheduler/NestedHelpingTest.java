@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.threadpool.Lane;
 import dev.threadpool.PoolBusyException;
 import dev.threadpool.PoolConfig;
 import dev.threadpool.PoolStats;
@@ -31,8 +32,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * Nesting on a worker's stack: a worker that awaits a handle, needs a descriptor for submitWaitable, finds the
  * ring full or helps a parallelFor runs queued entries while it waits, and those entries can wait and help
- * again. Every such run goes through {@code PoolCore.runNested}, which counts {@code inlineDepth} and restores it
- * in a finally, and no worker helps past {@link PoolCore#MAX_INLINE_DEPTH}; beyond it a waiter only runs its own
+ * again. Every such run goes through {@code WorkerLoop.runNested}, which counts {@code inlineDepth} and restores it
+ * in a finally, and no worker helps past {@link WorkerLoop#MAX_INLINE_DEPTH}; beyond it a waiter only runs its own
  * task (one level per level of the user's own recursion). These tests measure the nesting of tasks on each
  * thread's stack, check the accounting afterwards, and that shutdown completes.
  */
@@ -133,7 +134,7 @@ class NestedHelpingTest {
                 } catch (InterruptedException e) {
                     throw new AssertionError(e);
                 }
-            }, 0, null, true, Long.MAX_VALUE);
+            }, 0, null, WaitMode.UNBOUNDED, 0L);
         }
     }
 
@@ -200,7 +201,7 @@ class NestedHelpingTest {
             PoolStats s = awaitQuiescent(core);
             assertEquals(0, s.failed(), "no chain failed (a StackOverflowError would): " + s);
             assertEquals(roots * (depth + 1L) + v.workers(), s.completed(), "every level completed: " + s);
-            int bound = PoolCore.MAX_INLINE_DEPTH + depth + 1;
+            int bound = WorkerLoop.MAX_INLINE_DEPTH + depth + 1;
             assertTrue(deepest.get() <= bound, "tasks nested " + deepest.get() + " deep on one thread; the bound is "
                     + bound + " (MAX_INLINE_DEPTH + one chain + the base task)");
             shutdownWithin(core);
@@ -225,9 +226,9 @@ class NestedHelpingTest {
         AtomicInteger ran = new AtomicInteger();
         AtomicInteger detachedRan = new AtomicInteger();
         try {
-            long root = core.submitWaitable(() -> chainThen(core, PoolCore.MAX_INLINE_DEPTH + 8, () -> {
+            long root = core.submitWaitable(() -> chainThen(core, WorkerLoop.MAX_INLINE_DEPTH + 8, () -> {
                 for (int k = 0; k < detached; k++) {
-                    core.submit(detachedRan::incrementAndGet, 0, null, true, Long.MAX_VALUE);
+                    core.submit(detachedRan::incrementAndGet, 0, null, WaitMode.UNBOUNDED, 0L);
                 }
                 for (int k = 0; k < children; k++) {
                     long h = core.submitWaitable(ran::incrementAndGet, 0);
@@ -261,7 +262,7 @@ class NestedHelpingTest {
         PoolCore core = new PoolCore(config(v, 512).build());
         AtomicLong sum = new AtomicLong();
         try {
-            long root = core.submitWaitable(() -> chainThen(core, PoolCore.MAX_INLINE_DEPTH + 4, () -> {
+            long root = core.submitWaitable(() -> chainThen(core, WorkerLoop.MAX_INLINE_DEPTH + 4, () -> {
                 try {
                     ParallelFor.run(core, 0, n, 16, i -> sum.addAndGet(i));
                 } catch (InterruptedException e) {
@@ -289,7 +290,7 @@ class NestedHelpingTest {
         AtomicReference<Throwable> refused = new AtomicReference<>();
         AtomicInteger got = new AtomicInteger();
         try {
-            long root = core.submitWaitable(() -> chainThen(core, PoolCore.MAX_INLINE_DEPTH + 4, () -> {
+            long root = core.submitWaitable(() -> chainThen(core, WorkerLoop.MAX_INLINE_DEPTH + 4, () -> {
                 List<Long> handles = new ArrayList<>();
                 try {
                     for (int k = 0; k < 256; k++) {
@@ -325,13 +326,15 @@ class NestedHelpingTest {
     /** Pushes a queue entry naming a slot past the table's end: running it throws from the pool's own code. */
     /** Pushes a stale entry (generation 0 is never issued) for slot 0, from the calling worker. */
     private static void pushStaleEntry(PoolCore core) throws ReflectiveOperationException {
-        Scheduler scheduler = (Scheduler) field("scheduler").get(core);
+        Scheduler scheduler = core.schedulerForTest();
         long stale = 0L; // gen 0, slot 0: tryStart refuses it and runEntry signals a space waiter
-        assertTrue(scheduler.tryEnqueue((WorkerThread) Thread.currentThread(), stale), "stale entry queued");
+        assertTrue(scheduler.tryEnqueue((WorkerThread) Thread.currentThread(), stale, Lane.DEFAULT),
+                "stale entry queued");
     }
 
+    /** A field of the worker loop (the room that runs entries), made accessible. */
     private static Field field(String name) throws ReflectiveOperationException {
-        Field f = PoolCore.class.getDeclaredField(name);
+        Field f = WorkerLoop.class.getDeclaredField(name);
         f.setAccessible(true);
         return f;
     }
@@ -354,13 +357,14 @@ class NestedHelpingTest {
                 try {
                     assertEquals(0, inlineDepth(), "a task run by the worker loop is not nested");
                     pushStaleEntry(core);
-                    Object saved = space.get(core);
-                    space.set(core, null);
+                    WorkerLoop loop = core.loopForTest();
+                    Object saved = space.get(loop);
+                    space.set(loop, null);
                     RuntimeException thrown;
                     try {
                         thrown = assertThrows(NullPointerException.class, core::helpOnce);
                     } finally {
-                        space.set(core, saved);
+                        space.set(loop, saved);
                     }
                     assertEquals(0, inlineDepth(), "helpOnce restored the depth after " + thrown);
                 } catch (Throwable t) {

@@ -46,7 +46,7 @@ class SlotOwnershipTest {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
-        }, 0, null, true, Long.MAX_VALUE);
+        }, 0, null, WaitMode.UNBOUNDED, 0L);
         assertTrue(started.await(TestSupport.WAIT.toMillis(), TimeUnit.MILLISECONDS), "blocker started");
     }
 
@@ -63,14 +63,14 @@ class SlotOwnershipTest {
             long h1 = core.submitWaitable(() -> { }, 0);
             AtomicBoolean secondRan = new AtomicBoolean();
             long[] h2 = {-1L};
-            core.cancelledHookForTest = idx -> {
+            core.cancelledHookForTest(idx -> {
                 // The canceller has just won QUEUED -> CANCELLED. The awaiter sees CANCELLED and releases the
                 // slot; the next submit takes it (LIFO) and writes its task reference.
                 assertThrows(TaskCancelledException.class, () -> core.await(h1, 0));
                 h2[0] = core.submitWaitable(() -> secondRan.set(true), 0);
-            };
+            });
             assertTrue(core.cancel(h1), "the task was still queued");
-            core.cancelledHookForTest = null;
+            core.cancelledHookForTest(null);
             assertEquals(slotOf(core, h1), slotOf(core, h2[0]), "the second task reused the cancelled one's slot");
             release.countDown();
             // Before the fix: TaskFailedException caused by NullPointerException ("because task is null"): the
@@ -78,7 +78,7 @@ class SlotOwnershipTest {
             assertTrue(core.await(h2[0], WAIT_NANOS), "the second task completed");
             assertTrue(secondRan.get(), "and it really ran");
         } finally {
-            core.cancelledHookForTest = null;
+            core.cancelledHookForTest(null);
             release.countDown();
             core.close();
         }
@@ -97,15 +97,15 @@ class SlotOwnershipTest {
             long h1 = core.submitWaitable(() -> { }, 0);
             int slot = slotOf(core, h1);
             int[] grabbed = {-1};
-            core.cancelledHookForTest = idx -> {
+            core.cancelledHookForTest(idx -> {
                 // The CANCEL_PENDING sweep has just cancelled the waitable h1. Its awaiter releases the slot,
                 // and a submitter reserves it: acquire() comes before the admission check, so this happens
                 // even though admission is closed (that submitter is then refused and unreserves).
                 assertThrows(TaskCancelledException.class, () -> core.await(h1, 0));
                 grabbed[0] = table.acquire();
-            };
+            });
             core.cancelQueuedNow();
-            core.cancelledHookForTest = null;
+            core.cancelledHookForTest(null);
             assertEquals(slot, grabbed[0], "the submitter got the swept slot");
             // Before the fix the sweep re-read the control word, saw the new owner's (RESERVED, not waitable)
             // word, took the slot for a cancelled detached task and freed it under its new owner.
@@ -123,7 +123,7 @@ class SlotOwnershipTest {
             assertEquals(0, s.taskDescLive(), "taskDescLive exact: " + s);
             assertEquals(1, s.cancelled(), "the sweep cancelled h1 once: " + s);
         } finally {
-            core.cancelledHookForTest = null;
+            core.cancelledHookForTest(null);
             release.countDown();
             core.close();
         }

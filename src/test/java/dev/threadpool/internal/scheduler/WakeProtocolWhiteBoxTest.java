@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.threadpool.IdleStrategy;
+import dev.threadpool.Lane;
 import dev.threadpool.PoolConfig;
 import dev.threadpool.PoolStats;
 import dev.threadpool.QueueKind;
@@ -15,6 +16,7 @@ import dev.threadpool.internal.memory.PoolMemory;
 import dev.threadpool.internal.queue.BoundedRing;
 import dev.threadpool.internal.queue.QueueEntry;
 import dev.threadpool.internal.stats.PoolCounters;
+import dev.threadpool.internal.stats.QueueDepthGauge;
 import dev.threadpool.internal.stats.RecentErrors;
 import java.lang.foreign.MemorySegment;
 import java.lang.reflect.Field;
@@ -79,15 +81,15 @@ class WakeProtocolWhiteBoxTest {
         BoundedRing inject = new BoundedRing(mem, "inject", cfg.queueCapacity());
         ParkingLot parking = new ParkingLot(mem, 3);
         WorkStealingScheduler s = new WorkStealingScheduler(mem, cfg, inject, parking, new PoolCounters(mem, 3),
-                new SubmitterRegistry(mem), new RecentErrors(16));
+                new SubmitterRegistry(mem), new QueueDepthGauge(mem), new RecentErrors(16), true);
         WorkerThread[] w = workers(parking, 3);
 
         assertTrue(inject.tryPush(E1)); // queued already; worker 0 will take it
         s.searching(0, true); // worker 0 found its own queues empty: it searches
         parking.announce(1); // worker 1 is parked
 
-        assertTrue(s.tryEnqueue(w[2], C), "worker 2 forks C into its LIFO slot");
-        s.signalWork(1);
+        assertTrue(s.tryEnqueue(w[2], C, Lane.DEFAULT), "worker 2 forks C into its LIFO slot");
+        s.signalWork(1, Lane.DEFAULT);
         assertEquals(0b010, parking.idleMask(), "precondition: the fork's wake was coalesced on the searcher");
 
         s.searching(0, false); // its spin saw work
@@ -106,15 +108,15 @@ class WakeProtocolWhiteBoxTest {
         BoundedRing inject = new BoundedRing(mem, "inject", cfg.queueCapacity());
         ParkingLot parking = new ParkingLot(mem, 3);
         WorkStealingScheduler s = new WorkStealingScheduler(mem, cfg, inject, parking, new PoolCounters(mem, 3),
-                new SubmitterRegistry(mem), new RecentErrors(16));
+                new SubmitterRegistry(mem), new QueueDepthGauge(mem), new RecentErrors(16), true);
         WorkerThread[] w = workers(parking, 3);
 
         assertTrue(inject.tryPush(E1));
         s.searching(0, true);
         parking.announce(1);
-        parking.announce(0); // PoolCore.idle: announce, then stop searching, then re-check
-        assertTrue(s.tryEnqueue(w[2], C));
-        s.signalWork(1); // sees worker 0 still searching: coalesced
+        parking.announce(0); // Idle.idle: announce, then stop searching, then re-check
+        assertTrue(s.tryEnqueue(w[2], C, Lane.DEFAULT));
+        s.signalWork(1, Lane.DEFAULT); // sees worker 0 still searching: coalesced
         assertEquals(0b011, parking.idleMask(), "precondition: coalesced");
         s.searching(0, false);
         assertTrue(s.hasWork(0), "the re-check sees work");
@@ -134,20 +136,17 @@ class WakeProtocolWhiteBoxTest {
                 .blockingWorkers(1).maxOverflowWorkers(0).queueCapacity(64).wakeCoalesceBatch(4096).build();
         PoolMemory mem = PoolMemory.createGcManaged();
         BoundedRing inject = new BoundedRing(mem, "inject", cfg.queueCapacity());
-        DescriptorTable table = new DescriptorTable(mem, cfg.queueCapacity());
         ParkingLot parking = new ParkingLot(mem, 3);
-        LaneScheduler s = new LaneScheduler(mem, cfg, inject, table, parking, new PoolCounters(mem, 3),
-                new SubmitterRegistry(mem), new RecentErrors(16));
+        LaneScheduler s = new LaneScheduler(mem, cfg, inject, parking, new PoolCounters(mem, 3),
+                new SubmitterRegistry(mem), new QueueDepthGauge(mem), new RecentErrors(16));
         WorkerThread[] w = workers(parking, 3);
         long blockingEntry = QueueEntry.pack(1, 1);
-        table.prepare(1, DescriptorTable.FLAG_LANE_BLOCKING, 0L);
-        table.prepare(2, 0, 0L); // C = (1, 2): default lane
 
-        assertTrue(s.tryEnqueue(null, blockingEntry)); // queued in the blocking ring
+        assertTrue(s.tryEnqueue(null, blockingEntry, Lane.BLOCKING)); // queued in the blocking ring
         s.searching(0, true);
         parking.announce(1);
-        assertTrue(s.tryEnqueue(w[2], C));
-        s.signalWork(1, 0);
+        assertTrue(s.tryEnqueue(w[2], C, Lane.DEFAULT));
+        s.signalWork(1, Lane.DEFAULT);
         assertEquals(0b010, parking.idleMask(), "precondition: the default-lane wake was coalesced on worker 0");
 
         s.searching(0, false);
@@ -166,13 +165,13 @@ class WakeProtocolWhiteBoxTest {
         BoundedRing inject = new BoundedRing(mem, "inject", cfg.queueCapacity());
         ParkingLot parking = new ParkingLot(mem, 3);
         WorkStealingScheduler s = new WorkStealingScheduler(mem, cfg, inject, parking, new PoolCounters(mem, 3),
-                new SubmitterRegistry(mem), new RecentErrors(16));
+                new SubmitterRegistry(mem), new QueueDepthGauge(mem), new RecentErrors(16), true);
         WorkerThread[] w = workers(parking, 3);
 
         s.searching(0, true);
         parking.announce(1);
-        assertTrue(s.tryEnqueue(w[2], C));
-        s.signalWork(1);
+        assertTrue(s.tryEnqueue(w[2], C, Lane.DEFAULT));
+        s.signalWork(1, Lane.DEFAULT);
         s.searching(0, false);
         assertEquals(C, s.next(w[0]), "the searcher steals C from worker 2's LIFO slot");
         assertEquals(0b010, parking.idleMask(), "nothing is left: worker 1 sleeps on");
@@ -189,9 +188,15 @@ class WakeProtocolWhiteBoxTest {
         final long cell;
 
         ClaimedCell(PoolCore core) throws ReflectiveOperationException {
-            Field ringField = PoolCore.class.getDeclaredField("inject");
+            Object topology = core.schedulerForTest();
+            if (topology instanceof LaneScheduler) {
+                Field defaults = LaneScheduler.class.getDeclaredField("defaults");
+                defaults.setAccessible(true);
+                topology = defaults.get(topology);
+            }
+            Field ringField = topology.getClass().getDeclaredField("inject");
             ringField.setAccessible(true);
-            BoundedRing ring = (BoundedRing) ringField.get(core);
+            BoundedRing ring = (BoundedRing) ringField.get(topology);
             Field segField = BoundedRing.class.getDeclaredField("seg");
             segField.setAccessible(true);
             seg = (MemorySegment) segField.get(ring);
@@ -258,7 +263,7 @@ class WakeProtocolWhiteBoxTest {
             long parksBefore = core.statsSnapshot().parks();
             claimed = new ClaimedCell(core);
             CountDownLatch ran = new CountDownLatch(1);
-            assertTrue(core.submit(ran::countDown, 0, null, false, 0L), "accepted");
+            assertTrue(core.submit(ran::countDown, 0, null, WaitMode.NO_WAIT, 0L), "accepted");
             if (parks) {
                 // The submit's wake rouses a worker; it finds only the claimed cell at the ring's head.
                 within(PARK_BOUND, "the roused worker parks again",

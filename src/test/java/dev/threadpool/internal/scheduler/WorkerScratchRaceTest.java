@@ -52,7 +52,7 @@ class WorkerScratchRaceTest {
                 } finally {
                     done.countDown();
                 }
-            }, 0, null, true, Long.MAX_VALUE);
+            }, 0, null, WaitMode.UNBOUNDED, 0L);
             while (done.getCount() > 0) {
                 if (buf.purge()) {
                     purges.incrementAndGet();

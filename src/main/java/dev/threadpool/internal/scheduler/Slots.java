@@ -1,0 +1,271 @@
+package dev.threadpool.internal.scheduler;
+
+import dev.threadpool.WaitGroup;
+import dev.threadpool.internal.memory.PoolMemory;
+import dev.threadpool.internal.stats.Timestamps;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.IntConsumer;
+
+/**
+ * Slots: who holds a descriptor, and how it comes back. The on-heap reference arrays indexed by descriptor
+ * slot (task, group, per-slot signal), the descriptor caches of workers and registered submitters, and the
+ * release rules that keep {@code taskDescLive} exact and no space waiter stranded.
+ *
+ * <pre>
+ *   acquire:  acquireFast(self, submitter)   worker cache | submitter cache | freelist   (one pop)
+ *   publish:  publish(idx, ...)              refs (plain), prepare, (gen, QUEUED) release store -> entry
+ *   release:  releaseSlot(self, idx, ...)    worker cache, unless somebody waits for space -> freelist + signal
+ *   flush:    flushWorkerCache(self)         a worker that runs out of work gives its cache back
+ * </pre>
+ *
+ * <h2>References and who may write them</h2>
+ * {@code tasks[idx]} and {@code groups[idx]} are written only by the slot's owner (see DescriptorTable,
+ * "References and who may write them"): the submitter before publish, the worker that won the start CAS
+ * after the run, the sweep or the awaiter that won a cancelled slot. A waitable task's failure lives in the
+ * table, next to the generation that guards it. {@code signals[idx]} is created on first await and kept.
+ *
+ * <h2>Descriptor caches</h2>
+ * A worker acquires from and releases to its own {@link DescCache} (refill / spill in batches, one CAS each);
+ * a registered submitter acquires from its own (refills of {@link #submitterRefill} slots; it never
+ * releases, the workers do). Everybody else uses the freelist directly. Cached slots are FREE, and are counted
+ * as released when they enter a cache, so taskDescLive stays exact.
+ *
+ * <p>Hazard: {@link DescriptorTable#hasFree()} and {@link SpaceWaiters} see only the freelist, never a cache.
+ * A producer waiting for space must not wait while the slots sit cached, so:
+ * <ol>
+ *   <li>a release goes straight to the freelist (+ signal) while {@link SpaceWaiters#hasWaiters()};</li>
+ *   <li>a worker flushes its cache when it runs out of work ({@link Idle}, before any spin or park);</li>
+ *   <li>a submitter's cache is flushed by {@code Submitter.close} ({@link #flushSubmitterCache});</li>
+ *   <li>{@code purgeWorkerCaches()} waits until every worker cache is empty ({@link #awaitWorkerCachesFlushed}).</li>
+ * </ol>
+ * A waiter that registers just after a release chose the cache still makes progress: its park is capped
+ * ({@code SpaceWaiters.PARK_CAP_NANOS}), every later release goes to the freelist, and an idle pool has
+ * flushed every worker cache. The caches are only built when {@code queueCapacity} can spare them
+ * ({@link #workerCachesFit}, {@link #submitterRefill}), so a small pool behaves exactly as without them.
+ */
+final class Slots {
+    /** Marks a submit that comes from no registered submitter. */
+    static final int NO_SUBMITTER = -1;
+    /** Worker caches may hold at most 1/WORKER_CACHE_SHARE of the descriptors in all; so may submitter caches. */
+    private static final int WORKER_CACHE_SHARE = 4;
+    /** How long purgeWorkerCaches waits for every worker to flush its cache. */
+    private static final long PURGE_WAIT_NANOS = 5_000_000_000L;
+    /** How long purgeWorkerCaches parks between two looks at a worker's cache. */
+    private static final long PURGE_POLL_NANOS = 100_000L;
+
+    private static final VarHandle SIGNALS = MethodHandles.arrayElementVarHandle(SlotSignal[].class);
+
+    private final DescriptorTable table;
+    private final SpaceWaiters space;
+    /** TimestampMode.FULL; every use reads {@code Timestamps.COMPILED && timestamps} (see PoolCore). */
+    private final boolean timestamps;
+
+    private final Runnable[] tasks;
+    private final WaitGroup[] groups;
+    private final SlotSignal[] signals;
+    /**
+     * One descriptor cache per worker slot, or null when {@code queueCapacity} is too small to spare them
+     * ({@link #workerCachesFit}). Each is touched only by its worker's thread.
+     */
+    private final DescCache[] workerCaches;
+    /** One acquire-only descriptor cache per submitter slot (refills of {@link #submitterRefill}), or null. */
+    private final DescCache[] submitterCaches;
+
+    /**
+     * White-box hook for tests in this package: runs on the cancelling thread right after it won a
+     * QUEUED -> CANCELLED CAS ({@link Awaiting#cancel}, the CANCEL_PENDING sweep), with the slot. Null in
+     * production.
+     */
+    volatile IntConsumer cancelledHookForTest;
+
+    Slots(PoolMemory memory, DescriptorTable table, SpaceWaiters space, int capacity, int workerSlots,
+            boolean timestamps) {
+        this.table = table;
+        this.space = space;
+        this.timestamps = timestamps;
+        this.workerCaches = workerCachesFit(capacity, workerSlots)
+                ? DescCache.allocateArray(memory, "worker descriptor caches", table, workerSlots)
+                : null;
+        int refill = submitterRefill(capacity);
+        this.submitterCaches = refill >= 2
+                ? DescCache.allocateArray(memory, "submitter descriptor caches", table,
+                        SubmitterRegistry.MAX_SUBMITTERS, refill)
+                : null;
+        this.tasks = new Runnable[capacity];
+        this.groups = new WaitGroup[capacity];
+        this.signals = new SlotSignal[capacity];
+    }
+
+    /** True when every worker may cache a full DescCache and still hold at most a quarter of the table. */
+    static boolean workerCachesFit(int capacity, int workerSlots) {
+        return (long) capacity >= (long) WORKER_CACHE_SHARE * DescCache.Layout.CAPACITY * workerSlots;
+    }
+
+    /** Refill size of a submitter cache: all 64 together hold at most a quarter of the table. */
+    static int submitterRefill(int capacity) {
+        return Math.min(DescCache.Layout.CAPACITY, capacity / (WORKER_CACHE_SHARE * SubmitterRegistry.MAX_SUBMITTERS));
+    }
+
+    // ---- acquire and publish --------------------------------------------------------------------------
+
+    /** One descriptor for the caller: its own cache (worker, else registered submitter), else the freelist. */
+    int acquireFast(WorkerThread self, int submitter) {
+        if (self != null) {
+            DescCache[] wc = workerCaches;
+            return wc != null ? wc[self.index].pop() : table.acquire();
+        }
+        DescCache[] sc = submitterCaches;
+        return submitter != NO_SUBMITTER && sc != null ? sc[submitter].pop() : table.acquire();
+    }
+
+    /**
+     * Writes the references and publishes (gen, QUEUED); returns the queue entry, which is also the task's
+     * handle. The last write of the slot by the submitter: once the entry is out, the slot is the worker's
+     * (or a canceller's, or an awaiter's).
+     */
+    long publish(int idx, Runnable task, WaitGroup group, int flags, boolean waitable) {
+        tasks[idx] = task; // plain: published by the release store in table.publish
+        groups[idx] = group;
+        table.prepare(idx, flags, Timestamps.COMPILED && timestamps ? System.nanoTime() : 0L);
+        long gen = table.publish(idx, waitable);
+        return table.handle(idx, gen);
+    }
+
+    /** The task of a slot the caller owns or has observed (gen, QUEUED) of (plain: published with the entry). */
+    Runnable task(int idx) {
+        return tasks[idx];
+    }
+
+    /** The group of a slot, under the same rule as {@link #task}. */
+    WaitGroup group(int idx) {
+        return groups[idx];
+    }
+
+    /** Drops both references of a slot the caller owns, before it gives the slot up. */
+    void clearRefs(int idx) {
+        tasks[idx] = null;
+        groups[idx] = null;
+    }
+
+    /** Drops the task reference of a cancelled waitable slot its releasing awaiter now owns. */
+    void clearTask(int idx) {
+        tasks[idx] = null;
+    }
+
+    // ---- release --------------------------------------------------------------------------------------
+
+    /**
+     * Gives back a FREE slot the caller owns off the freelist ({@code freed} true: already FREE, e.g. a won
+     * waitable release; false: still RUNNING, a detached task that just ran). To {@code self}'s cache unless
+     * somebody waits for space, else to the freelist with a signal.
+     */
+    void releaseSlot(WorkerThread self, int idx, boolean freed, boolean failed) {
+        DescCache[] wc = workerCaches;
+        // volatile load of the waiter mask: pairs with SpaceWaiters.register's getAndOr (hazard rule 1).
+        if (self != null && wc != null && !space.hasWaiters()) {
+            if (!freed) {
+                table.finishDetachedHeld(idx, failed);
+            }
+            wc[self.index].push(idx); // plain: our own cache; a full one spills its oldest half with one CAS
+            return;
+        }
+        if (freed) {
+            table.pushReleased(idx);
+        } else {
+            table.finish(idx, failed); // detached: back on the freelist now
+        }
+        space.signal();
+    }
+
+    /** A worker that ran out of work gives its cached slots back, so no waiter waits for them (hazard rule 2). */
+    void flushWorkerCache(WorkerThread self) {
+        DescCache[] wc = workerCaches;
+        if (wc != null) {
+            DescCache c = wc[self.index];
+            if (c.count() != 0) {
+                c.drainAll(); // one CAS
+                if (space.hasWaiters()) {
+                    space.signalAll(); // up to a cache's worth of slots at once
+                }
+            }
+        }
+    }
+
+    /** Submitter {@code slot} is closing: its cached slots go to the freelist (hazard rule 3). */
+    void flushSubmitterCache(int slot) {
+        DescCache[] sc = submitterCaches;
+        if (sc != null && sc[slot].count() != 0) {
+            sc[slot].drainAll(); // one CAS
+            space.signalAll();
+        }
+    }
+
+    /**
+     * purgeWorkerCaches, descriptor part (hazard rule 4): waits until every worker has flushed its cache;
+     * {@link dev.threadpool.PoolBusyException} after {@link #PURGE_WAIT_NANOS}.
+     */
+    void awaitWorkerCachesFlushed() {
+        // Each worker flushes its own cache when it runs out of work (Idle); only its thread may touch it, so
+        // wait for that instead of draining from here. A quiescent pool's workers get there at once.
+        DescCache[] wc = workerCaches;
+        if (wc == null) {
+            return;
+        }
+        long deadline = System.nanoTime() + PURGE_WAIT_NANOS;
+        for (int w = 0; w < wc.length; w++) {
+            while (wc[w].countAcquire() != 0) { // acquire: pairs with drainAll's release store of the count
+                if (System.nanoTime() - deadline > 0) {
+                    throw new dev.threadpool.PoolBusyException("purgeWorkerCaches(): worker " + w + " still holds "
+                            + wc[w].countAcquire() + " cached descriptors after " + PURGE_WAIT_NANOS / 1_000_000
+                            + " ms; is work still being submitted?");
+                }
+                LockSupport.parkNanos(this, PURGE_POLL_NANOS);
+            }
+        }
+    }
+
+    // ---- per-slot signals (awaiters) -------------------------------------------------------------------
+
+    /** Wakes the awaiters of slot {@code idx}, if any ever waited on it. */
+    void wakeSlot(int idx) {
+        // volatile load: the second half of the finish/await Dekker pair (see SlotSignal)
+        SlotSignal s = (SlotSignal) SIGNALS.getVolatile(signals, idx);
+        if (s != null) {
+            s.wake();
+        }
+    }
+
+    /** The signal of slot {@code idx}, created on first use. */
+    SlotSignal signalFor(int idx) {
+        SlotSignal s = (SlotSignal) SIGNALS.getVolatile(signals, idx);
+        if (s == null) {
+            SlotSignal fresh = new SlotSignal(table, idx);
+            // CAS (volatile): publishes the signal before the awaiter's re-check of the control word
+            s = (SlotSignal) SIGNALS.compareAndExchange(signals, idx, (SlotSignal) null, fresh);
+            if (s == null) {
+                s = fresh;
+            }
+        }
+        return s;
+    }
+
+    /** Close: wakes every awaiter still parked on a slot, so it re-checks and sees the pool closed. */
+    void wakeAllSignals() {
+        for (int i = 0; i < signals.length; i++) {
+            SlotSignal s = (SlotSignal) SIGNALS.getVolatile(signals, i);
+            if (s != null) {
+                s.wake();
+            }
+        }
+    }
+
+    /** Runs the tests' cancel hook, if one is installed (see {@link #cancelledHookForTest}). */
+    void cancelled(int idx) {
+        IntConsumer hook = cancelledHookForTest;
+        if (hook != null) {
+            hook.accept(idx);
+        }
+    }
+}

@@ -1,0 +1,379 @@
+package dev.threadpool.internal.scheduler;
+
+import dev.threadpool.Lane;
+import dev.threadpool.PoolBusyException;
+import dev.threadpool.PoolShutdownException;
+import dev.threadpool.WaitGroup;
+import dev.threadpool.internal.stats.PoolCounters;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
+
+/**
+ * Submission: every way a task enters the pool, from acquiring its descriptor to the wake.
+ *
+ * <pre>
+ *   1. admission check        Lifecycle.checkAccepting (a volatile load; refused once shutdown began)
+ *   2. descriptor             Slots.acquireFast: worker cache | submitter cache | freelist
+ *        none free:           per WaitMode: NO_WAIT false | UNTIL_DEADLINE wait (SpaceWaiters)
+ *                             | UNBOUNDED wait, or on a worker run it inline (caller-runs, bounded nesting)
+ *   3. accept                 counters.tryAccept (one CAS on SUBMITTED; fails once admission closed)
+ *   4. publish                Slots.publish: refs, prepare, (gen, QUEUED) release store -> the entry
+ *   5. push                   scheduler.tryEnqueue(self, entry, lane): a Submitter's own queue first
+ *        no room:             waitForRingRoom (a worker helps or runs its own entry; others spin, park)
+ *   6. signal                 scheduler.signalWork(n, lane): depth sample, then the topology's wake rule
+ * </pre>
+ * The lane is derived from the flags once, in step 1's caller, and passed with the entry from then on
+ * (Scheduler, "The lane"). A batch repeats 2 to 6 per chunk of {@link #BATCH_CHUNK}: one accept CAS and one
+ * ring claim per chunk.
+ *
+ * <h2>Waiting for a descriptor on a worker</h2>
+ * A worker never blocks for a descriptor while it could help: a detached UNBOUNDED submit runs the task
+ * inline, a waitable one helps run queued work until a descriptor is free ({@link #acquireByHelping}), a
+ * fork ({@link #tryFork}) gives the work back to its caller. Past {@code MAX_INLINE_DEPTH} the first two
+ * refuse with {@link PoolBusyException} and the third refuses to fork.
+ */
+final class Submission {
+    /** Tasks accepted with one CAS and pushed with one ring claim by {@link #submitBatch}. */
+    private static final int BATCH_CHUNK = 64;
+    /** Each thread's chunk buffer for {@link #submitBatch}; null while that thread's outermost call uses it. */
+    private static final ThreadLocal<long[]> BATCH_BUFFER = new ThreadLocal<>();
+    /** How long a worker needing a descriptor finds nothing queued before submitWaitable gives up. */
+    private static final long HELP_GIVE_UP_NANOS = 10_000_000L;
+    /** waitForRingRoom: spin-wait hints before an outside thread starts to park between attempts. */
+    private static final int RING_ROOM_SPINS = 100;
+    /** waitForRingRoom: one park of an outside thread between two attempts, once the spins are spent. */
+    private static final long RING_ROOM_PARK_NANOS = 50_000L;
+
+    private final Lifecycle lifecycle;
+    private final PoolCounters counters;
+    private final DescriptorTable table;
+    private final Slots slots;
+    private final Scheduler scheduler;
+    private final SpaceWaiters space;
+    private final WorkerLoop loop;
+    private final int capacity;
+    // Conditions for SpaceWaiters, made once so waiting allocates nothing.
+    private final BooleanSupplier descriptorFree;
+    private final BooleanSupplier admissionClosed;
+
+    Submission(Lifecycle lifecycle, PoolCounters counters, DescriptorTable table, Slots slots, Scheduler scheduler,
+            SpaceWaiters space, WorkerLoop loop, int capacity) {
+        this.lifecycle = lifecycle;
+        this.counters = counters;
+        this.table = table;
+        this.slots = slots;
+        this.scheduler = scheduler;
+        this.space = space;
+        this.loop = loop;
+        this.capacity = capacity;
+        this.descriptorFree = table::hasFree;
+        this.admissionClosed = counters::admissionClosed;
+    }
+
+    /** The lane of descriptor {@code flags}: derived here, once per submit, and passed on with the entry. */
+    private static Lane laneOf(int flags) {
+        return (flags & DescriptorTable.FLAG_LANE_BLOCKING) != 0 ? Lane.BLOCKING : Lane.DEFAULT;
+    }
+
+    /** Counts one refused submission and returns the exception that reports it. */
+    private PoolShutdownException rejectedByShutdown() {
+        counters.addRejected(1);
+        return lifecycle.shutdownRejection();
+    }
+
+    // ---- detached -----------------------------------------------------------------------------------------
+
+    /**
+     * Detached submit from {@code self} (the calling worker of this pool, or null) as registered submitter
+     * {@code submitter} ({@link Slots#NO_SUBMITTER} for none). Returns false when the pool stayed full under
+     * {@code mode}; throws {@link PoolShutdownException} once shutdown has begun.
+     */
+    boolean submit(WorkerThread self, int submitter, Runnable task, int flags, WaitGroup group, WaitMode mode,
+            long deadline) {
+        lifecycle.checkAccepting();
+        if (group != null) {
+            group.add(1);
+        }
+        boolean handedOver = false;
+        try {
+            int idx = slots.acquireFast(self, submitter);
+            if (idx < 0) {
+                if (self != null && mode == WaitMode.UNBOUNDED) {
+                    if (self.inlineDepth >= WorkerLoop.MAX_INLINE_DEPTH) {
+                        counters.addRejected(1);
+                        throw new PoolBusyException("pool full and " + WorkerLoop.MAX_INLINE_DEPTH + " tasks already"
+                                + " run inline on this worker, nested: refusing to recurse deeper (queueCapacity="
+                                + capacity + ")");
+                    }
+                    if (!counters.tryAccept(1)) {
+                        throw rejectedByShutdown();
+                    }
+                    handedOver = true;
+                    loop.runInline(self, task, group); // caller-runs: accepted, run here, counted as inline
+                    return true;
+                }
+                idx = mode == WaitMode.NO_WAIT ? -1
+                        : acquireWaiting(mode == WaitMode.UNBOUNDED ? Long.MAX_VALUE : deadline);
+                if (idx < 0) {
+                    counters.addRejected(1);
+                    return false;
+                }
+            }
+            if (!counters.tryAccept(1)) {
+                table.unreserve(idx);
+                throw rejectedByShutdown();
+            }
+            handedOver = true;
+            Lane lane = laneOf(flags);
+            enqueue(self, submitter, slots.publish(idx, task, group, flags, false), lane);
+            scheduler.signalWork(1, lane);
+            return true;
+        } finally {
+            if (group != null && !handedOver) {
+                group.done();
+            }
+        }
+    }
+
+    /**
+     * Batched detached submit: up to {@link #BATCH_CHUNK} descriptors are accepted with one CAS and pushed with
+     * one ring claim. Waits while full (UNBOUNDED, one task at a time). Returns how many of
+     * {@code batch[from..to)} were accepted; stops early (returning the count so far) if shutdown begins after
+     * at least one was accepted.
+     */
+    int submitBatch(WorkerThread self, int submitter, Runnable[] batch, int from, int to, int flags) {
+        lifecycle.checkAccepting();
+        // The chunk buffer is borrowed from the thread (allocated once per thread), so a batch submit allocates
+        // nothing in steady state. Taken out while in use: a task run inline or while helping may call
+        // submitBatch on this thread again, and must get a buffer of its own rather than overwrite our pending
+        // entries.
+        long[] borrowed = BATCH_BUFFER.get();
+        if (borrowed != null) {
+            BATCH_BUFFER.set(null);
+        } else {
+            borrowed = new long[BATCH_CHUNK];
+        }
+        try {
+            return submitBatchChunks(self, submitter, batch, from, to, flags, borrowed);
+        } finally {
+            BATCH_BUFFER.set(borrowed);
+        }
+    }
+
+    private int submitBatchChunks(WorkerThread self, int submitter, Runnable[] batch, int from, int to, int flags,
+            long[] entries) {
+        final Lane lane = laneOf(flags);
+        int done = 0;
+        int i = from;
+        while (i < to) {
+            int want = Math.min(entries.length, to - i);
+            int got = 0;
+            while (got < want) {
+                int idx = slots.acquireFast(self, submitter);
+                if (idx < 0) {
+                    break;
+                }
+                entries[got++] = idx; // the slot index for now; replaced by its queue entry once published
+            }
+            if (got == 0) {
+                // Full: hand one task to the single path, which waits (or runs inline on a worker).
+                try {
+                    submit(self, submitter, batch[i], flags, null, WaitMode.UNBOUNDED, Long.MAX_VALUE);
+                } catch (PoolShutdownException e) {
+                    if (done > 0) {
+                        return done;
+                    }
+                    throw e;
+                }
+                i++;
+                done++;
+                continue;
+            }
+            if (!counters.tryAccept(got)) { // one CAS accepts the whole chunk
+                for (int k = 0; k < got; k++) {
+                    table.unreserve((int) entries[k]);
+                }
+                counters.addRejected(to - i);
+                if (done > 0) {
+                    return done;
+                }
+                throw lifecycle.shutdownRejection();
+            }
+            for (int k = 0; k < got; k++) {
+                entries[k] = slots.publish((int) entries[k], batch[i + k], null, flags, false);
+            }
+            int pushed = 0;
+            if (self == null && submitter != Slots.NO_SUBMITTER) {
+                pushed = scheduler.tryEnqueueManyFromSubmitter(submitter, entries, 0, got); // its own queue
+            }
+            while (pushed < got) {
+                int n = scheduler.tryEnqueueMany(self, entries, pushed, got - pushed, lane); // GQ: one tail CAS
+                if (n == 0) {
+                    waitForRingRoom(self, entries[pushed], lane); // pushes that one entry
+                    n = 1;
+                }
+                pushed += n;
+            }
+            scheduler.signalWork(got, lane); // GQ: at most one wake per accepted task, stopping when nobody is idle
+            i += got;
+            done += got;
+        }
+        return done;
+    }
+
+    // ---- waitable -----------------------------------------------------------------------------------------
+
+    /** Waitable submit; returns the handle ({@code gen << log2(queueCapacity) | idx}). Waits while full. */
+    long submitWaitable(WorkerThread self, int submitter, Runnable task, int flags) {
+        lifecycle.checkAccepting();
+        int idx = slots.acquireFast(self, submitter);
+        if (idx < 0) {
+            idx = self != null ? acquireByHelping(self) : acquireWaiting(Long.MAX_VALUE);
+        }
+        if (!counters.tryAccept(1)) {
+            table.unreserve(idx);
+            throw rejectedByShutdown();
+        }
+        long entry = slots.publish(idx, task, null, flags, true);
+        Lane lane = laneOf(flags);
+        enqueue(self, submitter, entry, lane);
+        scheduler.signalWork(1, lane);
+        return entry; // the queue entry is the handle (DescriptorTable, "Handles and queue entries")
+    }
+
+    // ---- fork ---------------------------------------------------------------------------------------------
+
+    /**
+     * One attempt to hand {@code task} to the pool as a detached task counted by {@code group} (which gets its
+     * {@code add(1)} here), for a splitter that runs the work itself when this returns false: no descriptor
+     * free right now, or admission closed. Never waits, never runs inline, and counts no rejection, since
+     * nothing is refused: the caller keeps the work. Used by {@link ParallelFor}.
+     */
+    boolean tryFork(WorkerThread self, Runnable task, WaitGroup group) {
+        if (!lifecycle.accepting()) {
+            return false;
+        }
+        if (self != null && !WorkerLoop.mayHelp(self)) {
+            return false; // its splitter could not help run the fork (helpOnce refuses): keep the work
+        }
+        int idx = slots.acquireFast(self, Slots.NO_SUBMITTER);
+        if (idx < 0) {
+            return false;
+        }
+        if (!counters.tryAccept(1)) {
+            table.unreserve(idx);
+            return false;
+        }
+        group.add(1); // before publish: the task may finish (and call done) at once
+        enqueue(self, Slots.NO_SUBMITTER, slots.publish(idx, task, group, 0, false), Lane.DEFAULT);
+        scheduler.signalWork(1, Lane.DEFAULT);
+        return true;
+    }
+
+    // ---- descriptors when none is free --------------------------------------------------------------------
+
+    /** Waits for a free descriptor; -1 on deadline; throws once shutdown closes admission. */
+    private int acquireWaiting(long deadline) {
+        for (;;) {
+            int idx = table.acquire();
+            if (idx >= 0) {
+                return idx;
+            }
+            if (counters.admissionClosed()) {
+                throw rejectedByShutdown();
+            }
+            if (!space.await(descriptorFree, admissionClosed, deadline) && !counters.admissionClosed()) {
+                return -1; // deadline passed
+            }
+        }
+    }
+
+    /**
+     * A worker that needs a descriptor for a waitable task helps run queued tasks until one is free. If
+     * nothing is queued and nothing frees up, every descriptor is held by running tasks or by finished
+     * waitable tasks nobody has awaited yet, and waiting could deadlock the pool: refuse.
+     *
+     * <p>At the nesting bound it does not help: it waits for a descriptor as an outside submitter does
+     * (registered with SpaceWaiters, so releases go to the freelist) for at most the give-up time, then
+     * refuses with {@link PoolBusyException}. On a one-worker pool nobody else frees one, so that refusal is
+     * certain once the bound is reached with every descriptor taken.
+     */
+    private int acquireByHelping(WorkerThread self) {
+        if (!WorkerLoop.mayHelp(self)) { // the depth cannot change inside this call: decide once
+            int idx = acquireWaiting(System.nanoTime() + HELP_GIVE_UP_NANOS);
+            if (idx >= 0) {
+                return idx;
+            }
+            counters.addRejected(1);
+            throw new PoolBusyException("queueCapacity=" + capacity + " descriptors are all taken and this worker"
+                    + " already runs " + self.inlineDepth + " tasks nested (MAX_INLINE_DEPTH="
+                    + WorkerLoop.MAX_INLINE_DEPTH + "), so it cannot help: submitWaitable gave up after waiting "
+                    + HELP_GIVE_UP_NANOS / 1_000_000 + " ms");
+        }
+        long giveUp = System.nanoTime() + HELP_GIVE_UP_NANOS;
+        for (;;) {
+            int idx = slots.acquireFast(self, Slots.NO_SUBMITTER);
+            if (idx >= 0) {
+                return idx;
+            }
+            if (counters.admissionClosed()) {
+                throw rejectedByShutdown();
+            }
+            if (loop.helpNext(self)) {
+                giveUp = System.nanoTime() + HELP_GIVE_UP_NANOS;
+            } else if (System.nanoTime() - giveUp > 0) {
+                counters.addRejected(1);
+                throw new PoolBusyException("queueCapacity=" + capacity + " descriptors are all running or"
+                        + " finished-but-not-awaited; submitWaitable from a pool worker cannot wait for one");
+            } else {
+                Thread.onSpinWait();
+            }
+        }
+    }
+
+    // ---- push ---------------------------------------------------------------------------------------------
+
+    /**
+     * Pushes an accepted entry: a registered submitter's own queue first (outside a worker), then the
+     * topology's usual place; the ring only fills up when cancelled entries linger in it.
+     */
+    private void enqueue(WorkerThread self, int submitter, long entry, Lane lane) {
+        if (self == null && submitter != Slots.NO_SUBMITTER && scheduler.tryEnqueueFromSubmitter(submitter, entry)) {
+            return;
+        }
+        if (!scheduler.tryEnqueue(self, entry, lane)) {
+            waitForRingRoom(self, entry, lane);
+        }
+    }
+
+    /**
+     * Pushes accepted, published {@code entry}, which found no room. A worker below the nesting bound makes
+     * room by running (or dropping, when stale) the next entry it would take, nested. At the bound it runs
+     * {@code entry} itself instead (caller-runs: one level per level of the user's recursion) rather than
+     * wait: on a one-worker pool nobody else would make room, and the queues can be full of stale entries
+     * left by awaiters past the bound that ran their own task (see Awaiting). An outside thread waits.
+     */
+    private void waitForRingRoom(WorkerThread self, long entry, Lane lane) {
+        for (int spins = 0; !scheduler.tryEnqueue(self, entry, lane); spins++) {
+            // Help only within the nesting bound: the helped task may submit into the same full ring and help
+            // again, and without the bound a fine-grained recursive workload nested thousands deep and
+            // overflowed the stack inside the pool's bookkeeping (a push fails transiently while a consumer
+            // holds a claimed cell).
+            if (self != null) {
+                if (WorkerLoop.mayHelp(self)) {
+                    if (loop.helpNext(self)) {
+                        continue;
+                    }
+                } else {
+                    loop.runNested(self, entry); // our own task: tryStart's CAS claims it as a pop would
+                    return;
+                }
+            }
+            if (spins < RING_ROOM_SPINS) {
+                Thread.onSpinWait();
+            } else {
+                LockSupport.parkNanos(this, RING_ROOM_PARK_NANOS);
+            }
+        }
+    }
+}

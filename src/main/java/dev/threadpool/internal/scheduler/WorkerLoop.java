@@ -1,0 +1,302 @@
+package dev.threadpool.internal.scheduler;
+
+import dev.threadpool.PoolBusyException;
+import dev.threadpool.TaskErrorHandler;
+import dev.threadpool.WaitGroup;
+import dev.threadpool.internal.jfr.PoolEvents;
+import dev.threadpool.internal.queue.QueueEntry;
+import dev.threadpool.internal.stats.LogHistogram;
+import dev.threadpool.internal.stats.PoolCounters;
+import dev.threadpool.internal.stats.RecentErrors;
+import dev.threadpool.internal.stats.Timestamps;
+import dev.threadpool.internal.stats.WorkerTimes;
+
+/**
+ * The worker run loop: take the next entry, run it, publish its outcome; and every nested run on a worker's
+ * own stack (helping, a waiter's own task, caller-runs).
+ *
+ * <pre>
+ *   loop:     scheduler.next(self) -> runEntry | nothing: Idle.idle (spin, announce, park) -> again
+ *   runEntry: tryStart CAS (gen, QUEUED) -> (gen, RUNNING), else drop the entry (stale / cancelled)
+ *             -> run, containing any Throwable -> clear the refs -> outcome:
+ *                waitable: count, finishWaitable (keeps the failure), wake the awaiters
+ *                detached: releaseSlot (cache or freelist), count RELEASED, then the outcome
+ *             -> WaitGroup.done
+ *   nested:   runNested(self, entry | inline task) counts inlineDepth and restores it in a finally
+ * </pre>
+ *
+ * <h2>Nesting</h2>
+ * A worker runs work on its own stack while it waits (await, submitWaitable needing a descriptor, a push into
+ * a full queue, parallelFor) and when it runs a submit inline. Every such run goes through {@link #runNested}.
+ * Nobody helps (runs an unrelated queued entry) at {@link #MAX_INLINE_DEPTH} or deeper; there a waiter only
+ * runs its own task: the awaited task if still queued, the entry it cannot push. That adds one level per
+ * level of the user's own recursion, so the pool's nesting on one stack is at most {@code MAX_INLINE_DEPTH}
+ * plus the depth of the user's recursion.
+ *
+ * <h2>Rules</h2>
+ * <ul>
+ *   <li>A worker clears its interrupt status before and after every task it takes from a queue.</li>
+ *   <li>Counters are incremented after the event they count: a task's slot is released before it is counted
+ *       completed, so a snapshot that sees every task finished also sees every detached slot free.</li>
+ *   <li>Nothing a task throws escapes {@link #runEntry}: the outcome (slot, counters, wake, group) is always
+ *       published, and a failing error handler is contained too ({@link #onFailure}).</li>
+ * </ul>
+ */
+final class WorkerLoop {
+    /**
+     * Most levels of work one worker runs nested on its own stack on the pool's initiative: helping (a waiter
+     * running unrelated queued entries) and inline runs of a submit into a full pool. At this depth a worker
+     * no longer helps, and a submit that would run inline throws {@link PoolBusyException}; only a waiter's own
+     * task may still run nested (see {@link #runNested}). Unbounded nesting ended in a StackOverflowError that
+     * could strike inside the pool's own bookkeeping after a task returned, leaving its slot RUNNING.
+     */
+    static final int MAX_INLINE_DEPTH = 64;
+
+    private final Scheduler scheduler;
+    private final DescriptorTable table;
+    private final Slots slots;
+    private final SpaceWaiters space;
+    private final PoolCounters counters;
+    private final Idle idle;
+    private final WorkerTimes times;
+    private final RecentErrors errors;
+    private final TaskErrorHandler errorHandler;
+    /** LANE_EXTENSION's watchdog (null elsewhere): told about every task a watched worker runs. */
+    private final Watchdog watchdog;
+    private final String poolName;
+    /** TimestampMode.FULL; every use reads {@code Timestamps.COMPILED && timestamps} (see PoolCore). */
+    private final boolean timestamps;
+    /** TimestampMode.FULL only (else null): per-worker queue-wait and execution histograms. */
+    private final LogHistogram waitHist;
+    private final LogHistogram execHist;
+
+    WorkerLoop(Scheduler scheduler, DescriptorTable table, Slots slots, SpaceWaiters space, PoolCounters counters,
+            Idle idle, WorkerTimes times, RecentErrors errors, TaskErrorHandler errorHandler, Watchdog watchdog,
+            String poolName, boolean timestamps, LogHistogram waitHist, LogHistogram execHist) {
+        this.scheduler = scheduler;
+        this.table = table;
+        this.slots = slots;
+        this.space = space;
+        this.counters = counters;
+        this.idle = idle;
+        this.times = times;
+        this.errors = errors;
+        this.errorHandler = errorHandler;
+        this.watchdog = watchdog;
+        this.poolName = poolName;
+        this.timestamps = timestamps;
+        this.waitHist = waitHist;
+        this.execHist = execHist;
+    }
+
+    /** A base worker's life: take and run entries until {@link Idle#idle} says stop. */
+    void run(WorkerThread self) {
+        for (;;) {
+            long e = scheduler.next(self);
+            if (e != QueueEntry.EMPTY) {
+                runEntry(self, e);
+                continue;
+            }
+            if (!timedIdle(self)) {
+                return;
+            }
+        }
+    }
+
+    /** {@link Idle#idle} between two clock reads: the only place busy / idle time is measured (none per task). */
+    private boolean timedIdle(WorkerThread self) {
+        times.beginIdle(self.index, System.nanoTime());
+        try {
+            return idle.idle(self);
+        } finally {
+            times.endIdle(self.index, System.nanoTime());
+        }
+    }
+
+    // ---- one entry --------------------------------------------------------------------------------------
+
+    /** Runs one queue entry if it still names a queued task; never throws. */
+    void runEntry(WorkerThread self, long entry) {
+        final int idx = table.slotOf(entry);
+        final long gen = table.genOf(entry);
+        final int w = self.index;
+        if (!table.tryStart(idx, gen, w)) {
+            space.signal(); // a stale or cancelled entry left the ring: a cell is free
+            return;
+        }
+        counters.increment(w, PoolCounters.STARTED);
+        Runnable task = slots.task(idx); // plain: published by the release of QUEUED, observed by our CAS
+        WaitGroup group = slots.group(idx);
+        long startNanos = 0;
+        if (Timestamps.COMPILED && timestamps) {
+            startNanos = System.nanoTime();
+            table.setStartNanos(idx, startNanos);
+            // submitNanos: plain, written before the publishing release store our tryStart CAS observed
+            waitHist.record(w, startNanos - table.submitNanos(idx));
+        }
+        Thread.interrupted(); // a task never inherits an interrupt aimed at an earlier one
+        // LANE_EXTENSION default-lane workers publish what they run to the watchdog; false elsewhere
+        final boolean watched = self.watched;
+        final long outerRun = watched ? watchdog.taskStarted(self) : 0L;
+        Throwable failure = null;
+        try {
+            task.run();
+        } catch (Throwable t) {
+            failure = t;
+        }
+        if (watched) {
+            watchdog.taskEnded(self, outerRun);
+        }
+        Thread.interrupted(); // nor does the worker keep one a task left behind
+        if (Timestamps.COMPILED && timestamps) {
+            long endNanos = System.nanoTime();
+            table.setEndNanos(idx, endNanos);
+            execHist.record(w, endNanos - startNanos);
+        }
+        if (Timestamps.COMPILED && timestamps && --self.latencySampleCountdown <= 0) { // owner-only; slot still ours
+            sampleLatency(self, idx);
+        }
+        slots.clearRefs(idx); // we still own the slot (RUNNING): clear its references before we give it up
+        if (failure != null) {
+            onFailure(task, failure);
+        }
+        long outcomeCounter = failure != null ? PoolCounters.FAILED : PoolCounters.COMPLETED;
+        if (DescriptorTable.waitable(table.ctlAcquire(idx))) {
+            counters.increment(w, outcomeCounter); // before the awaiter can return
+            table.finishWaitable(idx, failure); // keeps the failure for the awaits of this handle, until reuse
+            slots.wakeSlot(idx);
+        } else {
+            slots.releaseSlot(self, idx, false, failure != null); // detached: FREE now, cached or on the freelist
+            counters.increment(w, PoolCounters.RELEASED);
+            counters.increment(w, outcomeCounter); // after the release: see "Rules"
+        }
+        if (group != null) {
+            try {
+                group.done();
+            } catch (RuntimeException misuse) {
+                errors.record(misuse); // the user drove the group negative; contain it
+            }
+        }
+    }
+
+    /** JFR TaskLatency for one task in {@link PoolEvents#LATENCY_SAMPLE_EVERY} (TimestampMode.FULL only). */
+    private void sampleLatency(WorkerThread self, int idx) {
+        self.latencySampleCountdown = PoolEvents.LATENCY_SAMPLE_EVERY;
+        if (PoolEvents.taskLatencyEnabled()) {
+            long started = table.startNanos(idx);
+            try {
+                PoolEvents.taskLatency(poolName, self.index, started - table.submitNanos(idx),
+                        table.endNanos(idx) - started);
+            } catch (Throwable sampleFailed) {
+                // dropped, as in onFailure: runEntry publishes the task's outcome after this
+            }
+        }
+    }
+
+    /**
+     * Reports a task's failure: recentErrors, then the error handler. Never throws. In runEntry it runs after
+     * the task and before the slot's outcome is published (finish or release, counters, wake, group), and a
+     * Throwable out of here would skip those and leave the slot RUNNING for good: a task that failed with a
+     * StackOverflowError leaves little stack, and the handler's own failure may be an Error too.
+     */
+    void onFailure(Runnable task, Throwable t) {
+        try {
+            errors.record(t);
+            TaskErrorHandler h = errorHandler;
+            if (h != null) {
+                try {
+                    h.onError(task, t);
+                } catch (Throwable handlerFailure) {
+                    errors.recordHandlerFailure(); // contained: never kills the worker
+                }
+            }
+        } catch (Throwable reportingFailed) {
+            // dropped: the report is lost, the outcome that follows is what must not be
+        }
+    }
+
+    // ---- nested runs ------------------------------------------------------------------------------------
+
+    /** True while {@code self} may help, i.e. run an unrelated entry nested: below {@link #MAX_INLINE_DEPTH}. */
+    static boolean mayHelp(WorkerThread self) {
+        return self.inlineDepth < MAX_INLINE_DEPTH;
+    }
+
+    /**
+     * Helping: runs the next entry {@code self} would take, nested ({@link #runNested}); false when nothing is
+     * queued for it. Every helping site (helpOnce, await, acquireByHelping, waitForRingRoom) comes through here,
+     * after checking {@link #mayHelp}.
+     */
+    boolean helpNext(WorkerThread self) {
+        long e = scheduler.next(self);
+        if (e == QueueEntry.EMPTY) {
+            return false;
+        }
+        runNested(self, e);
+        return true;
+    }
+
+    /**
+     * From one of this pool's workers ({@code self}, or null when the caller is none): runs one queued entry
+     * nested, if there is one, and returns true; false when nothing is queued for this worker, the worker is
+     * at the nesting bound, or the caller is not a worker of this pool. For waits that must help instead of
+     * blocking (a worker blocking on work it queued itself could starve it). A caller that may be past the
+     * bound must not queue work only it would run: {@code tryFork} refuses there, so {@link ParallelFor} forks
+     * nothing it could not help with.
+     */
+    boolean helpOnce(WorkerThread self) {
+        // false at the nesting bound: the caller waits instead (bounded stack)
+        return self != null && mayHelp(self) && helpNext(self);
+    }
+
+    /**
+     * Runs queue entry {@code entry} nested on {@code self}'s stack (helping, or a waiter's own task). Counts
+     * the level in {@code inlineDepth} and restores it in a finally: should the pool's own bookkeeping throw
+     * (an Error: runEntry contains everything a task throws), the worker must not stay counted one level
+     * deeper, helping less for the rest of its life.
+     *
+     * <p>Callers keep to the bound: helping sites call this only when {@link #mayHelp}; past it only a
+     * waiter's own task comes here, which adds one level per level of the user's recursion.
+     */
+    void runNested(WorkerThread self, long entry) {
+        self.inlineDepth++; // owner-only plain field
+        try {
+            runEntry(self, entry);
+        } finally {
+            self.inlineDepth--;
+        }
+    }
+
+    /**
+     * Caller-runs: runs {@code task}, submitted by {@code self} into a full pool and already accepted, nested
+     * (one level, restored in a finally as in {@link #runNested}), with its {@code group}. The caller checked
+     * the nesting bound.
+     */
+    void runInline(WorkerThread self, Runnable task, WaitGroup group) {
+        self.inlineDepth++; // owner-only plain field
+        try {
+            runInlineTask(self, task, group);
+        } finally {
+            self.inlineDepth--;
+        }
+    }
+
+    private void runInlineTask(WorkerThread self, Runnable task, WaitGroup group) {
+        int w = self.index;
+        counters.increment(w, PoolCounters.STARTED);
+        counters.increment(w, PoolCounters.INLINE_RUNS);
+        Throwable failure = null;
+        try {
+            task.run(); // inline: the caller's interrupt status is the caller's business, left untouched
+        } catch (Throwable t) {
+            failure = t;
+        }
+        if (failure != null) {
+            onFailure(task, failure);
+        }
+        counters.increment(w, failure != null ? PoolCounters.FAILED : PoolCounters.COMPLETED);
+        if (group != null) {
+            group.done();
+        }
+    }
+}
