@@ -52,10 +52,9 @@ import java.lang.invoke.VarHandle;
  * slots: {@code 2^63} tasks for the largest pool, {@code 2^57} for the smallest (45 years at 10^8 a second).
  *
  * <h2>Freelist</h2>
- * A Treiber stack threaded through {@code NEXT_FREE}. The head packs a 32-bit ABA tag with the top index;
- * every successful push or pop increments the tag, so a pop that read {@code next} of a slot that was popped
- * and pushed back in between fails its CAS. (The tag would have to wrap 2^32 times inside one pop for ABA
- * to return.)
+ * The FREE slots not held by a {@link DescCache} are on a {@link Freelist}, a tagged Treiber stack threaded
+ * through each descriptor's {@code NEXT_FREE} word. A slot on it is always FREE; a slot in a DescCache is
+ * FREE too, but off the freelist: {@link #countFree()} counts it, {@link #hasFree()} does not.
  *
  * <h2>References and who may write them</h2>
  * Java references cannot live off-heap: the task and its group sit in on-heap arrays of the pool, and a
@@ -111,17 +110,14 @@ public final class DescriptorTable {
     /** Descriptor flags (the {@code FLAGS} int). */
     public static final int FLAG_LANE_BLOCKING = 1;
 
-    private static final int NONE = -1;
-
     private static final VarHandle FAILURES = MethodHandles.arrayElementVarHandle(Throwable[].class);
 
     /**
-     * Off-heap layout.
+     * Off-heap layout (the freelist's head is {@link Freelist}'s own block).
      * <pre>
-     *   header block (PAD bytes):  FREE_HEAD (long) @0 = tag(32) | top index(32), index 0xFFFF_FFFF = empty
      *   descriptor i at DESCRIPTOR_STRIDE * i in the table block (one 64-byte line each):
      *     CTL        long @0    control word (see class comment)
-     *     NEXT_FREE  int  @8    freelist link, -1 = end
+     *     NEXT_FREE  int  @8    freelist link, -1 = end (written by Freelist)
      *     FLAGS      int  @12   lane and option bits
      *     SUBMIT_NS  long @16   System.nanoTime() at publish   (TimestampMode.FULL)
      *     START_NS   long @24   at the winning QUEUED -> RUNNING CAS (FULL)
@@ -131,9 +127,6 @@ public final class DescriptorTable {
      * </pre>
      */
     public static final class Layout {
-        public static final long FREE_HEAD_OFFSET = 0;
-        public static final long HEADER_LENGTH = CacheLine.PAD;
-
         public static final long CTL_OFFSET = 0;
         public static final long NEXT_FREE_OFFSET = 8;
         public static final long FLAGS_OFFSET = 12;
@@ -150,8 +143,8 @@ public final class DescriptorTable {
         }
     }
 
-    private final MemorySegment header;
     private final MemorySegment table;
+    private final Freelist freelist;
     private final int capacity;
     /** Index bits of a handle: {@code ceil(log2(capacity))}, at least 1. */
     private final int idxBits;
@@ -174,14 +167,12 @@ public final class DescriptorTable {
         int genBits = Math.min(MAX_GEN_BITS, 63 - idxBits);
         this.maxGen = (1L << genBits) - 1;
         this.failures = new Throwable[capacity];
-        this.header = memory.allocate("descriptor freelist head", Layout.HEADER_LENGTH);
         this.table = memory.allocate("task descriptors", Layout.tableBytes(capacity));
         for (int i = 0; i < capacity; i++) {
-            long d = base(i);
-            Mem.setIntPlain(table, d + Layout.NEXT_FREE_OFFSET, i + 1 < capacity ? i + 1 : NONE);
-            Mem.setIntPlain(table, d + Layout.WORKER_OFFSET, -1);
+            Mem.setIntPlain(table, base(i) + Layout.WORKER_OFFSET, -1);
         }
-        Mem.setLongPlain(header, Layout.FREE_HEAD_OFFSET, head(0, 0));
+        // every slot on the stack, 0 on top (links written plain: published with the pool, see Freelist)
+        this.freelist = new Freelist(memory, table, Layout.DESCRIPTOR_STRIDE, Layout.NEXT_FREE_OFFSET, capacity);
     }
 
     public int capacity() {
@@ -200,10 +191,6 @@ public final class DescriptorTable {
 
     static long ctl(long gen, int state, int outcome, boolean waitable) {
         return (gen << GEN_SHIFT) | (waitable ? WAITABLE_BIT : 0) | ((long) outcome << OUTCOME_SHIFT) | state;
-    }
-
-    private static long head(int tag, int idx) {
-        return ((long) tag << 32) | (idx & 0xFFFF_FFFFL);
     }
 
     // ---- handles (and queue entries) -------------------------------------------------------------------
@@ -257,18 +244,12 @@ public final class DescriptorTable {
      * used up is retired instead (see the class comment) and the next one is popped.
      */
     public int acquire() {
-        final MemorySegment h = header;
         for (;;) {
-            // acquire: pairs with the release CAS of push(), so the pushed slot's NEXT_FREE is visible.
-            long top = Mem.getLongAcquire(h, Layout.FREE_HEAD_OFFSET);
-            int idx = (int) top;
-            if (idx == NONE) {
+            int idx = freelist.pop(); // the CAS that makes the slot ours
+            if (idx == Freelist.NONE) {
                 return -1;
             }
-            // May be stale if idx is popped concurrently; the tag makes our CAS fail in that case.
-            int next = Mem.getIntOpaque(table, base(idx) + Layout.NEXT_FREE_OFFSET);
-            if (Mem.casLong(h, Layout.FREE_HEAD_OFFSET, top, head((int) (top >>> 32) + 1, next))
-                    && nextGeneration(idx)) {
+            if (nextGeneration(idx)) {
                 return idx;
             }
         }
@@ -305,21 +286,12 @@ public final class DescriptorTable {
 
     /** Pushes a slot that is FREE (and owned by the caller) back onto the freelist. */
     void push(int idx) {
-        final MemorySegment h = header;
-        for (;;) {
-            long top = Mem.getLongAcquire(h, Layout.FREE_HEAD_OFFSET);
-            Mem.setIntOpaque(table, base(idx) + Layout.NEXT_FREE_OFFSET, (int) top);
-            // CAS (volatile, so also a release): publishes NEXT_FREE and the slot's FREE state to the next
-            // acquire(), which reads them after its acquire load of the head.
-            if (Mem.casLong(h, Layout.FREE_HEAD_OFFSET, top, head((int) (top >>> 32) + 1, idx))) {
-                return;
-            }
-        }
+        freelist.push(idx); // its CAS (a release) publishes the slot's FREE state to the next pop
     }
 
     /** True when the freelist looks non-empty (a volatile read: the half of the space-wait handshake). */
     public boolean hasFree() {
-        return (int) Mem.getLongVolatile(header, Layout.FREE_HEAD_OFFSET) != NONE;
+        return freelist.hasFree();
     }
 
     /** Gives back a slot that was acquired but never published (the submit was rejected). */
@@ -449,7 +421,7 @@ public final class DescriptorTable {
         if (gen(c) != gen || (st != COMPLETED && st != FAILED && st != CANCELLED)) {
             return 0;
         }
-        // CAS: the SEC-018 guard; concurrent awaiters cannot both push the slot.
+        // CAS: the release is claimed once; concurrent awaiters cannot both push the slot.
         if (!Mem.casLong(table, d, c, ctl(gen, FREE, st, true))) {
             return 0;
         }
@@ -527,90 +499,20 @@ public final class DescriptorTable {
         return n;
     }
 
-    // ==== batch freelist for DescCache ====================================================================
-    //
-    // Added for DescCache (see its class comment for the design and the alternatives rejected). Nothing
-    // above changes: acquire()/push() and these methods share the one tagged Treiber head, every successful
-    // change of it (single or batch) increments the tag by one, and a slot on the freelist is always FREE.
-    // A slot held in a DescCache is FREE too, but off the freelist: countFree() counts it, hasFree() does not.
+    // ---- slots held by a DescCache ------------------------------------------------------------------------
 
     /**
-     * Pops up to {@code max} free slots with one CAS on the freelist head and writes their indices as ints
-     * to {@code dst} at {@code dstOffset}, {@code dstOffset + 4}, ... in pop order (the same order
-     * {@code max} calls of {@link #acquire()} would return them). Returns how many (0 when the freelist is
-     * empty). Unlike {@link #acquire()}, the slots stay FREE: the caller owns them and moves each to
-     * RESERVED with {@link #reserve} when it uses it.
-     *
-     * <p>Walk-then-CAS: from the observed top, follow {@code NEXT_FREE} for up to {@code max} links (O(max)
-     * loads), then swing the head past them, tag + 1. If anything pushed or popped meanwhile the tag moved
-     * and the CAS fails, so a walk through links that changed under it is never kept. After a failed CAS the
-     * walk is halved (down to 1), so a batch under contention degrades to {@link #acquire()}'s window
-     * instead of starving behind single pops.
+     * Pops up to {@code max} free slots with one CAS and writes their indices as ints to {@code dst} at
+     * {@code dstOffset}, {@code dstOffset + 4}, ... ({@link Freelist#popBatch}). The slots stay FREE: the
+     * caller owns them and moves each to RESERVED with {@link #reserve} when it uses it.
      */
     public int acquireBatch(MemorySegment dst, long dstOffset, int max) {
-        if (max < 1) {
-            throw new IllegalArgumentException("max must be >= 1: max=" + max);
-        }
-        final MemorySegment h = header;
-        final MemorySegment t = table;
-        int want = max;
-        for (;;) {
-            // acquire: every change of the head is a volatile CAS (acquire and release at once), so each push
-            // below the top synchronizes with the next change of the head and, by transitivity, happens-before
-            // this load: the NEXT_FREE links of the whole chain are visible. (No release sequence is needed;
-            // see native-notes/MEMORY_ORDERING.md, "Release sequences".)
-            long top = Mem.getLongAcquire(h, Layout.FREE_HEAD_OFFSET);
-            int cur = (int) top;
-            if (cur == NONE) {
-                return 0;
-            }
-            int n = 0;
-            while (n < want && cur != NONE) {
-                Mem.setIntPlain(dst, dstOffset + 4L * n, cur); // caller-owned buffer
-                n++;
-                // opaque, as in acquire(): stale if the slot was popped meanwhile; the tag fails our CAS then.
-                cur = Mem.getIntOpaque(t, base(cur) + Layout.NEXT_FREE_OFFSET);
-            }
-            // CAS: the single claim of all n slots; fails iff any push or pop changed the head (tag).
-            if (Mem.casLong(h, Layout.FREE_HEAD_OFFSET, top, head((int) (top >>> 32) + 1, cur))) {
-                return n;
-            }
-            want = Math.max(1, want >>> 1);
-        }
+        return freelist.popBatch(dst, dstOffset, max);
     }
 
-    /**
-     * Pushes {@code n} FREE slots owned by the caller, read as ints from {@code src} at {@code srcOffset},
-     * {@code srcOffset + 4}, ..., with one CAS: the result is the same as {@code push(src[0])}, ...,
-     * {@code push(src[n - 1])} (so {@code src[n - 1]} ends on top). The links between the batch are written
-     * once, O(n); only the bottom link to the old top is rewritten on a CAS retry.
-     */
+    /** Pushes {@code n} FREE slots owned by the caller with one CAS ({@link Freelist#pushBatch}). */
     public void releaseBatch(MemorySegment src, long srcOffset, int n) {
-        if (n < 0) {
-            throw new IllegalArgumentException("n must be >= 0: n=" + n);
-        }
-        if (n == 0) {
-            return;
-        }
-        final MemorySegment h = header;
-        final MemorySegment t = table;
-        int below = Mem.getIntPlain(src, srcOffset);
-        final int bottom = below;
-        for (int i = 1; i < n; i++) {
-            int idx = Mem.getIntPlain(src, srcOffset + 4L * i);
-            Mem.setIntOpaque(t, base(idx) + Layout.NEXT_FREE_OFFSET, below); // published by the CAS below
-            below = idx;
-        }
-        final int top = below;
-        for (;;) {
-            long old = Mem.getLongAcquire(h, Layout.FREE_HEAD_OFFSET);
-            Mem.setIntOpaque(t, base(bottom) + Layout.NEXT_FREE_OFFSET, (int) old);
-            // CAS (volatile, so also a release): publishes every link written above and the slots' FREE
-            // state to the next acquire()/acquireBatch(), which read them after their acquire of the head.
-            if (Mem.casLong(h, Layout.FREE_HEAD_OFFSET, old, head((int) (old >>> 32) + 1, top))) {
-                return;
-            }
-        }
+        freelist.pushBatch(src, srcOffset, n);
     }
 
     /**
