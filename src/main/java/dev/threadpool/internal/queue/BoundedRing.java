@@ -283,7 +283,7 @@ public final class BoundedRing {
      * True when the cell at {@code head} holds a published entry, so a pop now would take it (unless another
      * consumer takes it first). Unlike {@code !isEmpty()} this is false while the head cell is claimed but not
      * yet published: a producer preempted between its tail CAS and its {@code seq} release would otherwise keep
-     * idle workers spinning on "not empty" while every pop fails (issue 13). Volatile loads of {@code HEAD} and
+     * idle workers spinning on "not empty" while every pop fails. Volatile loads of {@code HEAD} and
      * of the head cell's {@code SEQ}: the park re-check's look at published cells, after the worker's seq_cst
      * announcement; it pairs with the producer's release of {@code seq = p + 1} followed by whatever orders that
      * store before the producer's idle-mask load (see {@code Scheduler#pendingPush}).

@@ -348,7 +348,7 @@ public final class DescriptorTable {
      *
      * <p>What happens to the slot next must be decided from the returned word, never from a re-read: a
      * cancelled waitable belongs to whoever awaits it, who may release it at once, and the next acquire may
-     * already have moved it to another generation (issue 13, item 2).
+     * already have moved it to another generation.
      */
     public long tryCancel(int idx, long gen, boolean waitableOnly) {
         long d = base(idx) + Layout.CTL_OFFSET;
