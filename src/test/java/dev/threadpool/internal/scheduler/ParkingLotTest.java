@@ -2,6 +2,7 @@ package dev.threadpool.internal.scheduler;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.threadpool.internal.memory.PoolMemory;
@@ -218,27 +219,27 @@ class ParkingLotTest {
     @Test
     void aWakeBeforeTheParkIsNotLost() throws Exception {
         ParkingLot lot = new ParkingLot(mem, 1);
-        CountDownLatch announced = new CountDownLatch(1);
-        CountDownLatch woken = new CountDownLatch(1);
+        AtomicBoolean woken = new AtomicBoolean();
         AtomicReference<Throwable> failure = new AtomicReference<>();
         Thread t = start("late parker", () -> {
             lot.announce(0);
-            announced.countDown();
-            try {
-                if (!woken.await(WAKE_BOUND_SECONDS, TimeUnit.SECONDS)) {
+            // Spin, not a latch: a blocking wait parks too and would consume the permit under test.
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAKE_BOUND_SECONDS);
+            while (!woken.get()) {
+                if (System.nanoTime() - deadline > 0) {
                     failure.set(new AssertionError("the test never woke us"));
+                    break;
                 }
-            } catch (InterruptedException e) {
-                failure.set(e);
+                Thread.onSpinWait();
             }
             lot.park(); // one park, no loop: only the permit can end it (the test's interrupt if it is lost)
         });
         lot.register(0, t);
-        assertTrue(announced.await(WAKE_BOUND_SECONDS, TimeUnit.SECONDS));
+        within("the late parker announced", () -> lot.idleMask() == 1);
         assertEquals(0, lot.wakeOne(), "woken while not yet parked");
-        woken.countDown();
+        woken.set(true);
         joined(t, "the late parker");
-        assertEquals(null, failure.get());
+        assertNull(failure.get());
     }
 
     /** registerLate replaces a slot's thread: the new thread is the one a wake reaches. */
@@ -323,7 +324,7 @@ class ParkingLotTest {
             assertEquals(0, lot.idleMask(), "round " + r + ": the bit is gone either way");
         }
         joined(waker, "the waker");
-        assertEquals(null, failure.get());
+        assertNull(failure.get());
         assertEquals(rounds, retractWins + wakerWins.get(), "each announcement claimed exactly once");
     }
 
