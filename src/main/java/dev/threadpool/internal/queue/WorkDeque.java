@@ -81,7 +81,7 @@ import java.lang.invoke.VarHandle;
  * <ul>
  *   <li><b>steal may ABORT</b> although the deque is not empty, exactly when another thief, or the
  *       owner's take of the last entry, won the CAS on top after this steal loaded top. Never spuriously.
- *       The pool's callers ({@code LocalQueues}) retry at once.</li>
+ *       The pool's callers ({@code ChaseLevLocalQueues}) retry at once.</li>
  *   <li><b>Taking the last entry is two steps.</b> The store of bottom reserves it: a steal that loads
  *       bottom from then on returns EMPTY. The CAS on top then claims it, against thieves that loaded
  *       bottom before; if one of them wins, take returns EMPTY. So a steal may return EMPTY while the

@@ -7,65 +7,82 @@ import dev.threadpool.internal.memory.PoolMemory;
 import dev.threadpool.internal.queue.BoundedRing;
 import dev.threadpool.internal.queue.QueueEntry;
 import dev.threadpool.internal.queue.RingQueue;
-import dev.threadpool.internal.queue.WorkDeque;
 import dev.threadpool.internal.stats.RecentErrors;
 import java.lang.foreign.MemorySegment;
 
 /**
- * The per-worker local queues of WORK_STEALING, the {@code workers_nonempty} bitmap and steal-half.
+ * The per-worker local queues of WORK_STEALING (and of LANE_EXTENSION's default lane), the
+ * {@code workers_nonempty} bitmap and steal-half: one owner/thief contract, two implementations.
  *
- * <h2>Kinds</h2>
- * {@link QueueKind#RING}: one bounded SPMC {@link RingQueue} per worker (owner FIFO pop, thieves
- * {@link RingQueue#stealHalf}). {@link QueueKind#CHASE_LEV}: one growable {@link WorkDeque} per worker, first
- * sized {@code localQueueCapacity} (owner LIFO take, thieves steal one at a time, up to half).
+ * <h2>Implementations</h2>
+ * {@link #create} picks one from {@link QueueKind}; the scheduler never asks which it has.
+ * <ul>
+ *   <li>{@link RingLocalQueues} ({@link QueueKind#RING}): one bounded SPMC {@link RingQueue} per worker. The
+ *       owner pops FIFO; a thief takes half with one CAS ({@link RingQueue#stealHalf}); a full queue moves half
+ *       of itself to the inject ring ({@link RingQueue#pushOrOverflow}).</li>
+ *   <li>{@link ChaseLevLocalQueues} ({@link QueueKind#CHASE_LEV}): one growable Chase–Lev
+ *       {@link dev.threadpool.internal.queue.WorkDeque} per worker, first sized {@code localQueueCapacity}. The
+ *       owner takes LIFO; a thief steals one at a time, up to half; a push that cannot grow the deque goes to
+ *       the inject ring.</li>
+ * </ul>
  *
- * <h2>A deque that cannot grow</h2>
- * A deque grows from the arena when an owner push finds it full. If that allocation fails (the native allocator
- * is out of memory: {@code OutOfMemoryError}) or the deque is at {@link WorkDeque.Layout#MAX_CAPACITY}, the
- * entry, already accepted, must not be lost: {@link WorkDeque#push} leaves the deque unchanged when growing
- * fails, {@link #push} records the failure in {@link RecentErrors} (never thrown into the worker or the
- * submitting task) and returns false, exactly as a full RING queue does, and the caller places the entry
- * elsewhere: the scheduler's pushLocal puts it on the inject ring (waiting for room there like any other push,
- * via the submit path's retry), the inject refill pushes it back to the ring. A steal never grows the thief's
- * deque: it takes at most what fits ({@link #free} + 1, the one it runs included), so a thief never holds a
- * stolen entry it cannot place. Each failed growth is recorded (a later push tries to grow again).
+ * <h2>Who may call what</h2>
+ * <pre>
+ *   OWNER (worker w only, for queue w)    push, pushOrOverflow, pushInRunOrder, pop, free
+ *   THIEF (worker thief, owner of its     stealHalf (victims: the peers), stealHalfFrom (victim: a
+ *          own queue; any victim)           registered submitter's queue); both place what they take beyond
+ *                                           the one they return into the thief's own queue
+ *   ANY THREAD                            size, stealOne, nonEmptyMask, anyNonEmptyHint
+ *   once nobody uses the queues           close
+ * </pre>
  *
  * <h2>workers_nonempty</h2>
- * One off-heap long, bit {@code w} set while worker {@code w}'s queue may be non-empty. Only the owner sets or
- * clears its own bit (thieves never clear it: a thief's clear could race the owner's set and hide a
- * non-empty queue). The owner sets it after a push into an empty-looking queue and clears it when its pop
- * finds the queue empty, then reconciles: it re-reads its own length (owned_queue_len) and sets the bit again
- * if a push of its own... cannot have happened meanwhile, since it is the only pusher; the re-read is what
- * keeps the rule true if a later change lets another thread push. The bitmap is a steal hint only: the park
- * re-check reads every queue's length with seq_cst loads, never the bitmap.
+ * One off-heap long ({@link Layout}), bit {@code w} set while worker {@code w}'s queue may be non-empty. Only
+ * the owner sets or clears its own bit (thieves never clear it: a thief's clear could race the owner's set and
+ * hide a non-empty queue). The owner sets it after a push (its own, or a steal into its own queue) that finds it
+ * clear, and clears it when its pop finds the queue empty; it then re-reads its own length (owned_queue_len)
+ * and sets the bit again if that is not zero. Only the owner pushes into its queue, so the re-read finds it
+ * empty today; it keeps the rule true should another thread ever push. The bitmap is a steal hint only: the park
+ * re-check reads every queue's length with seq_cst loads ({@link #size}), never the bitmap.
  */
-final class LocalQueues {
-    private static final long NONEMPTY_OFFSET = 0;
+abstract sealed class LocalQueues permits RingLocalQueues, ChaseLevLocalQueues {
 
-    private final RingQueue[] rings;   // RING kind, else null
-    private final WorkDeque[] deques;  // CHASE_LEV kind, else null
+    /**
+     * Off-heap layout of the {@code workers_nonempty} block: one word on a line of its own (set and cleared by
+     * every owner as its queue fills and empties, read by every thief on every steal round).
+     * <pre>
+     *   NONEMPTY  long @0   bit w set: worker w's queue may be non-empty (only worker w writes its bit)
+     *   pad to PAD
+     * </pre>
+     */
+    static final class Layout {
+        static final long NONEMPTY_OFFSET = 0;
+        static final long LENGTH = CacheLine.PAD;
+        /** Worker bits: one each of the {@code long} bitmap (hence {@code PoolConfig.MAX_THREADS} = 64). */
+        static final int SLOTS = Long.SIZE;
+        /** A bit index modulo {@link #SLOTS}: brings a rotated index back into the bitmap. */
+        static final int SLOT_MASK = SLOTS - 1;
+
+        private Layout() {}
+    }
+
     private final MemorySegment bitmap;
-    private final int workers;
-    /** Where a failed deque growth is recorded (the pool's recentErrors). */
-    private final RecentErrors errors;
+    /** Worker slots with a queue; bits at or above it are never set. */
+    final int workers;
 
-    LocalQueues(PoolMemory memory, QueueKind kind, int workers, int capacity, RecentErrors errors) {
+    LocalQueues(PoolMemory memory, int workers) {
         this.workers = workers;
-        this.errors = errors;
-        this.bitmap = memory.allocate("workers_nonempty", CacheLine.PAD);
-        if (kind == QueueKind.CHASE_LEV) {
-            rings = null;
-            deques = new WorkDeque[workers];
-            for (int w = 0; w < workers; w++) {
-                deques[w] = new WorkDeque(memory, "local deque " + w, capacity);
-            }
-        } else {
-            deques = null;
-            rings = new RingQueue[workers];
-            for (int w = 0; w < workers; w++) {
-                rings[w] = new RingQueue(memory, "local queue " + w, capacity);
-            }
-        }
+        this.bitmap = memory.allocate("workers_nonempty", Layout.LENGTH);
+    }
+
+    /**
+     * The implementation for {@code kind}: {@code workers} queues of {@code capacity} (a deque's first
+     * capacity), allocated from {@code memory}; a failed deque growth is recorded in {@code errors}.
+     */
+    static LocalQueues create(PoolMemory memory, QueueKind kind, int workers, int capacity, RecentErrors errors) {
+        return kind == QueueKind.CHASE_LEV
+                ? new ChaseLevLocalQueues(memory, workers, capacity, errors)
+                : new RingLocalQueues(memory, workers, capacity);
     }
 
     // =====================================================================================================
@@ -73,97 +90,81 @@ final class LocalQueues {
     // =====================================================================================================
 
     /**
-     * Pushes into w's queue; false when a RING queue is full or a deque is full and could not grow (the failure
-     * is recorded; see "A deque that cannot grow"). On false the entry is still the caller's to place.
+     * Pushes into w's queue and sets w's bit; false when the queue is full (a deque: full and it could not grow,
+     * the failure recorded). On false the entry is still the caller's to place: {@link #pushOrOverflow}.
      */
-    boolean push(int w, long entry) {
-        boolean ok = rings != null
-                ? rings[w].tryPush(entry) // release store of tail publishes the cell to thieves
-                : pushDeque(w, entry);
-        if (ok) {
-            markNonEmpty(w);
-        }
-        return ok;
-    }
-
-    /** Owner push into deque w; false, with the deque unchanged and the failure recorded, if growing it failed. */
-    private boolean pushDeque(int w, long entry) {
-        try {
-            deques[w].push(entry); // the release fence inside publishes the slot to thieves
-            return true;
-        } catch (OutOfMemoryError | IllegalStateException growthFailed) {
-            // Only growth throws these (the allocation, or MAX_CAPACITY reached), before it changes anything:
-            // the deque is as it was and the entry was not pushed. Recorded, not thrown into the worker.
-            errors.record(growthFailed);
-            return false;
-        }
-    }
+    abstract boolean push(int w, long entry);
 
     /**
-     * RING only: moves half of w's full queue plus {@code entry} to {@code overflow} (Tokio's
-     * push_overflow); false when neither fits. Deques never need it.
+     * After {@link #push} refused {@code entry}: places it, in w's queue or in {@code overflow} (the inject
+     * ring); false when neither takes it, the entry still the caller's. RING moves half of its full queue plus
+     * the entry to {@code overflow} (Tokio's push_overflow), so the next pushes stay local; Chase–Lev pushes the
+     * entry alone to {@code overflow}. {@code scratch} is the caller's buffer, so this allocates nothing.
      */
-    boolean pushOrOverflow(int w, long entry, BoundedRing overflow, long[] scratch) {
-        boolean ok = rings[w].pushOrOverflow(entry, overflow, scratch);
-        if (ok) {
-            markNonEmpty(w);
-        }
-        return ok;
-    }
+    abstract boolean pushOrOverflow(int w, long entry, BoundedRing overflow, long[] scratch);
 
-    boolean isRing() {
-        return rings != null;
-    }
+    /**
+     * Pushes {@code batch[from, to)} into w's queue so that w's pops return them in array order (RING pops
+     * FIFO: pushed first to last; Chase–Lev takes LIFO: pushed last to first). The caller bounds the batch by
+     * {@link #free}, so each push fits; one that does not goes to {@code spill} (retried until it fits: an
+     * accepted entry is never dropped).
+     */
+    abstract void pushInRunOrder(int w, long[] batch, int from, int to, BoundedRing spill);
 
-    private void markNonEmpty(int w) {
-        long bit = 1L << w;
-        // opaque: our own bit, only we write it; skip the RMW when already set.
-        if ((Mem.getLongOpaque(bitmap, NONEMPTY_OFFSET) & bit) == 0) {
-            // getAndOr (seq_cst): after the push's publish, so a thief that sees the bit sees the entry.
-            Mem.getAndOrLong(bitmap, NONEMPTY_OFFSET, bit);
-        }
-    }
-
-    /** Pops w's next entry (RING: FIFO; deque: LIFO take), clearing w's bit when empty. */
-    long pop(int w) {
-        long e = rings != null ? rings[w].pop() : deques[w].take();
+    /** Pops w's next entry (RING: FIFO; Chase–Lev: LIFO take), clearing w's bit when the queue is empty. */
+    final long pop(int w) {
+        long e = takeOwn(w);
         if (e == QueueEntry.EMPTY) {
             long bit = 1L << w;
-            if ((Mem.getLongOpaque(bitmap, NONEMPTY_OFFSET) & bit) != 0) {
+            if ((Mem.getLongOpaque(bitmap, Layout.NONEMPTY_OFFSET) & bit) != 0) {
                 // getAndAnd (seq_cst): clear the stale hint, then reconcile with our own length.
-                Mem.getAndAndLong(bitmap, NONEMPTY_OFFSET, ~bit);
+                Mem.getAndAndLong(bitmap, Layout.NONEMPTY_OFFSET, ~bit);
                 if (size(w) > 0) {
-                    Mem.getAndOrLong(bitmap, NONEMPTY_OFFSET, bit); // owned_queue_len says non-empty again
+                    Mem.getAndOrLong(bitmap, Layout.NONEMPTY_OFFSET, bit); // owned_queue_len says non-empty again
                 }
             }
         }
         return e;
     }
 
-    /** Free cells of w's queue (deque: its current capacity minus its size). */
-    int free(int w) {
-        if (rings != null) {
-            return rings[w].capacity() - rings[w].size();
+    /** w's next entry or EMPTY, without the bitmap's bookkeeping ({@link #pop} does it). */
+    abstract long takeOwn(int w);
+
+    /** Free cells of w's queue (a deque: its current capacity minus its size, at most Integer.MAX_VALUE). */
+    abstract int free(int w);
+
+    /** Sets w's bit unless it is set already; called by w after an entry landed in its queue. */
+    final void markNonEmpty(int w) {
+        long bit = 1L << w;
+        // opaque: our own bit, only we write it; skip the RMW when already set.
+        if ((Mem.getLongOpaque(bitmap, Layout.NONEMPTY_OFFSET) & bit) == 0) {
+            // getAndOr (seq_cst): after the push's publish, so a thief that sees the bit sees the entry.
+            Mem.getAndOrLong(bitmap, Layout.NONEMPTY_OFFSET, bit);
         }
-        return (int) Math.min(Integer.MAX_VALUE, deques[w].capacity() - deques[w].size());
     }
 
-    /** Whether any worker's bit is set in {@code workers_nonempty} (a hint: volatile load of the bitmap). */
-    boolean anyNonEmptyHint() {
-        return Mem.getLongVolatile(bitmap, NONEMPTY_OFFSET) != 0;
+    /** Retries {@code spill.tryPush(e)} until it takes {@code e} (an accepted entry is never dropped). */
+    static void spillUntilPlaced(BoundedRing spill, long e) {
+        while (!spill.tryPush(e)) { // seq_cst CAS on tail
+            Thread.onSpinWait();
+        }
     }
+
+    // =====================================================================================================
+    // THIEF (the owner of queue `thief`; any victim)
+    // =====================================================================================================
 
     /**
      * Steals up to half (at most {@code max}) of some peer's queue into {@code thief}'s own queue, visiting
      * only peers whose bit is set, from {@code start}. Returns one stolen entry to run, or EMPTY.
      * {@code failures[0]} is incremented per victim tried without success.
      */
-    long stealHalf(int thief, int start, int max, long[] failures) {
+    final long stealHalf(int thief, int start, int max, long[] failures) {
         // volatile load: the hint; a miss is caught by the park re-check (seq_cst sizes).
-        long m = Mem.getLongVolatile(bitmap, NONEMPTY_OFFSET) & ~(1L << thief);
+        long m = Mem.getLongVolatile(bitmap, Layout.NONEMPTY_OFFSET) & ~(1L << thief);
         while (m != 0) {
             long rotated = Long.rotateRight(m, start);
-            int v = (Long.numberOfTrailingZeros(rotated) + start) & 63;
+            int v = (Long.numberOfTrailingZeros(rotated) + start) & Layout.SLOT_MASK;
             m &= ~(1L << v);
             if (v >= workers) {
                 continue;
@@ -177,97 +178,38 @@ final class LocalQueues {
         return QueueEntry.EMPTY;
     }
 
-    private long stealFrom(int v, int thief, int max) {
-        if (rings != null) {
-            long e = rings[v].stealHalf(rings[thief], max); // one CAS on the victim's head
-            if (e != QueueEntry.EMPTY && rings[thief].size() > 0) {
-                markNonEmpty(thief); // the n - 1 moved entries are ours now, stealable in turn
-            }
-            return e;
-        }
-        WorkDeque victim = deques[v];
-        // At most what fits in our own deque without growing it (+1: the one we run), so the pushes below never
-        // allocate and cannot fail: a stolen entry always has a place (see "A deque that cannot grow").
-        long n = Math.min(Math.min(max, (victim.size() + 1) / 2), free(thief) + 1L);
-        long first = QueueEntry.EMPTY;
-        for (long k = 0; k < n; k++) {
-            long e = victim.steal();
-            while (e == WorkDeque.ABORT) {
-                e = victim.steal(); // lost a race on top: retry, someone made progress
-            }
-            if (e == QueueEntry.EMPTY) {
-                break;
-            }
-            if (first == QueueEntry.EMPTY) {
-                first = e;
-            } else {
-                deques[thief].push(e); // our own deque: owner push; fits (n bound above), so it never grows
-            }
-        }
-        if (first != QueueEntry.EMPTY && n > 1 && deques[thief].size() > 0) {
-            markNonEmpty(thief);
-        }
-        return first;
-    }
+    /**
+     * Steal-half from peer {@code v} into {@code thief}'s queue (setting the thief's bit if entries landed
+     * there); returns the one to run, or EMPTY.
+     */
+    abstract long stealFrom(int v, int thief, int max);
 
     /**
      * Steals up to half (at most {@code max}) of a registered submitter's queue into {@code thief}'s own
      * queue, as {@link #stealHalf} does from a peer; returns one entry to run, or EMPTY.
      */
-    long stealHalfFrom(RingQueue victim, int thief, int max) {
-        if (rings != null) {
-            long e = victim.stealHalf(rings[thief], max); // one CAS on the victim's head
-            if (e != QueueEntry.EMPTY && rings[thief].size() > 0) {
-                markNonEmpty(thief);
-            }
-            return e;
-        }
-        // bounded by our free cells as in stealFrom: the pushes below never grow our deque
-        long n = Math.min(Math.min(max, (victim.size() + 1) / 2), free(thief) + 1L);
-        long first = QueueEntry.EMPTY;
-        for (long k = 0; k < n; k++) {
-            long e = victim.steal(); // CAS on the victim's head; EMPTY only when it is empty
-            if (e == QueueEntry.EMPTY) {
-                break;
-            }
-            if (first == QueueEntry.EMPTY) {
-                first = e;
-            } else {
-                deques[thief].push(e); // our own deque: owner push; fits, so it never grows
-            }
-        }
-        if (first != QueueEntry.EMPTY && deques[thief].size() > 0) {
-            markNonEmpty(thief);
-        }
-        return first;
-    }
+    abstract long stealHalfFrom(RingQueue victim, int thief, int max);
 
     // =====================================================================================================
     // ANY THREAD
     // =====================================================================================================
 
     /** Length of w's queue from volatile (seq_cst) loads: the park re-check. */
-    long size(int w) {
-        return rings != null ? rings[w].size() : deques[w].size();
+    abstract long size(int w);
+
+    /** Removes one entry of w's queue from any thread (the sweep); EMPTY when it is empty. */
+    abstract long stealOne(int w);
+
+    /** The {@code workers_nonempty} bitmap (a hint: volatile load). */
+    final long nonEmptyMask() {
+        return Mem.getLongVolatile(bitmap, Layout.NONEMPTY_OFFSET);
     }
 
-    /** Removes one entry of w's queue from any thread (the sweep). */
-    long stealOne(int w) {
-        if (rings != null) {
-            return rings[w].steal();
-        }
-        long e;
-        do {
-            e = deques[w].steal();
-        } while (e == WorkDeque.ABORT);
-        return e;
+    /** Whether any worker's bit is set in {@code workers_nonempty} (a hint: volatile load of the bitmap). */
+    final boolean anyNonEmptyHint() {
+        return Mem.getLongVolatile(bitmap, Layout.NONEMPTY_OFFSET) != 0;
     }
 
-    void close() {
-        if (deques != null) {
-            for (WorkDeque d : deques) {
-                d.close();
-            }
-        }
-    }
+    /** Releases each deque's blocks (RING: nothing; its queues live as long as the arena). Once nobody uses them. */
+    abstract void close();
 }

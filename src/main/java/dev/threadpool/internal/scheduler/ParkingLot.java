@@ -36,14 +36,30 @@ import java.util.concurrent.locks.LockSupport;
  * removed the bit, so one waker wakes one worker. A worker that returns from {@code park} clears its own
  * bit; if it was already clear, somebody woke it on purpose (counted as a wakeup), otherwise it was a
  * spurious return.
- *
- * <pre>
- *   layout: IDLE_MASK (long) @0, one PAD line; WAKE_HINT (long) @8 rotates the first worker tried
- * </pre>
  */
 public final class ParkingLot {
-    static final long IDLE_MASK_OFFSET = 0;
-    static final long WAKE_HINT_OFFSET = 8;
+
+    /**
+     * Off-heap layout: one line. The hint shares the mask's line: a waker stores it right after its
+     * {@code getAndAnd} on the mask, while it holds that line.
+     * <pre>
+     *   IDLE_MASK  long @0   bit i set: worker i announced it is about to park (getAndOr; getAndAnd to clear)
+     *   WAKE_HINT  long @8   where the next wakeOne starts looking: the last woken index + 1 (opaque)
+     *   pad to PAD
+     * </pre>
+     */
+    static final class Layout {
+        static final long IDLE_MASK_OFFSET = 0;
+        static final long WAKE_HINT_OFFSET = IDLE_MASK_OFFSET + Long.BYTES;
+        static final long LENGTH = CacheLine.PAD;
+        /** Worker slots: one bit each of the {@code long} idle mask (hence {@code PoolConfig.MAX_THREADS} = 64). */
+        static final int SLOTS = Long.SIZE;
+        /** A bit index modulo {@link #SLOTS}: brings the hint and a rotated index back into the mask. */
+        static final int SLOT_MASK = SLOTS - 1;
+
+        private Layout() {}
+    }
+
     private static final VarHandle THREADS = MethodHandles.arrayElementVarHandle(Thread[].class);
 
     private final MemorySegment seg;
@@ -53,7 +69,7 @@ public final class ParkingLot {
     private dev.threadpool.internal.stats.WorkerTimes wakeStamps;
 
     public ParkingLot(PoolMemory memory, int workers) {
-        this.seg = memory.allocate("idle mask", CacheLine.PAD);
+        this.seg = memory.allocate("idle mask", Layout.LENGTH);
         this.workers = workers;
         this.threads = new Thread[workers];
     }
@@ -86,7 +102,7 @@ public final class ParkingLot {
     public void announce(int i) {
         // getAndOr (seq_cst): must precede the worker's re-check of the queue in the total order; pairs with
         // the submitter's volatile load in wakeOne().
-        Mem.getAndOrLong(seg, IDLE_MASK_OFFSET, 1L << i);
+        Mem.getAndOrLong(seg, Layout.IDLE_MASK_OFFSET, 1L << i);
     }
 
     /**
@@ -95,7 +111,7 @@ public final class ParkingLot {
      */
     public boolean retract(int i) {
         long bit = 1L << i;
-        return (Mem.getAndAndLong(seg, IDLE_MASK_OFFSET, ~bit) & bit) != 0;
+        return (Mem.getAndAndLong(seg, Layout.IDLE_MASK_OFFSET, ~bit) & bit) != 0;
     }
 
     /** Parks the calling worker until unparked (or spuriously); step 3. */
@@ -110,7 +126,7 @@ public final class ParkingLot {
 
     /** The current idle mask (a volatile load; also the submitter's step b). */
     public long idleMask() {
-        return Mem.getLongVolatile(seg, IDLE_MASK_OFFSET);
+        return Mem.getLongVolatile(seg, Layout.IDLE_MASK_OFFSET);
     }
 
     /**
@@ -120,16 +136,16 @@ public final class ParkingLot {
     public int wakeOne() {
         final MemorySegment s = seg;
         // volatile load (seq_cst): pairs with announce(); the caller's queue publish precedes it.
-        long m = Mem.getLongVolatile(s, IDLE_MASK_OFFSET);
+        long m = Mem.getLongVolatile(s, Layout.IDLE_MASK_OFFSET);
         while (m != 0) {
-            int hint = (int) (Mem.getLongOpaque(s, WAKE_HINT_OFFSET) & 63);
+            int hint = (int) (Mem.getLongOpaque(s, Layout.WAKE_HINT_OFFSET) & Layout.SLOT_MASK);
             long rotated = Long.rotateRight(m, hint);
-            int i = (Long.numberOfTrailingZeros(rotated) + hint) & 63;
+            int i = (Long.numberOfTrailingZeros(rotated) + hint) & Layout.SLOT_MASK;
             long bit = 1L << i;
-            long prev = Mem.getAndAndLong(s, IDLE_MASK_OFFSET, ~bit);
+            long prev = Mem.getAndAndLong(s, Layout.IDLE_MASK_OFFSET, ~bit);
             if ((prev & bit) != 0) {
                 // opaque: the hint is only a heuristic; races on it are harmless.
-                Mem.setLongOpaque(s, WAKE_HINT_OFFSET, i + 1);
+                Mem.setLongOpaque(s, Layout.WAKE_HINT_OFFSET, i + 1);
                 dev.threadpool.internal.stats.WorkerTimes stamps = wakeStamps;
                 if (stamps != null) {
                     stamps.stampWake(i, System.nanoTime()); // release; the worker takes it after park returns
@@ -151,11 +167,11 @@ public final class ParkingLot {
     public int wakeOneOf(long eligible) {
         final MemorySegment s = seg;
         // volatile load (seq_cst): pairs with announce(); the caller's queue publish precedes it.
-        long m = Mem.getLongVolatile(s, IDLE_MASK_OFFSET) & eligible;
+        long m = Mem.getLongVolatile(s, Layout.IDLE_MASK_OFFSET) & eligible;
         while (m != 0) {
             int i = Long.numberOfTrailingZeros(m);
             long bit = 1L << i;
-            long prev = Mem.getAndAndLong(s, IDLE_MASK_OFFSET, ~bit); // one waker per bit, as in wakeOne
+            long prev = Mem.getAndAndLong(s, Layout.IDLE_MASK_OFFSET, ~bit); // one waker per bit, as in wakeOne
             if ((prev & bit) != 0) {
                 LockSupport.unpark(threads[i]);
                 return i;
@@ -167,7 +183,7 @@ public final class ParkingLot {
 
     /** Wakes every worker whether or not it announced (shutdown: each re-checks its stop condition). */
     public void wakeAll() {
-        Mem.getAndAndLong(seg, IDLE_MASK_OFFSET, 0L);
+        Mem.getAndAndLong(seg, Layout.IDLE_MASK_OFFSET, 0L);
         for (int i = 0; i < workers; i++) {
             Thread t = threads[i];
             if (t != null) {

@@ -7,7 +7,9 @@ import java.lang.foreign.MemorySegment;
 import java.util.function.IntPredicate;
 
 /**
- * Who is searching, and when a submit must wake a parked worker (WORK_STEALING).
+ * Who is searching, and when a submit must wake a parked worker: the wake rule of every topology (GLOBAL_QUEUE,
+ * WORK_STEALING, and LANE_EXTENSION's default lane; its blocking lane wakes without coalescing, see
+ * {@code LaneScheduler}). Each scheduler owns one, over the pool's {@link ParkingLot}.
  *
  * <h2>Rule</h2>
  * After publishing an entry (seq_cst), a submitter calls {@link #signalWork}:
@@ -51,34 +53,51 @@ import java.util.function.IntPredicate;
  * it passes the wake on after its own take: the chain goes on while entries are left and workers sleep. A wake
  * from park is therefore one more {@code IDLE_MASK} load and, only while a worker is parked, one more seq_cst
  * look at the queues. The jcstress tests {@code WakePassOnTest} check the rule against a coalesced fork.
+ * WORK_STEALING (and so LANE_EXTENSION) calls {@link #passOn} after the first take following a search;
+ * GLOBAL_QUEUE does not need to: its chained wake follows every pop (below), and its ring is its only queue.
  *
  * <h2>Chained wakes</h2>
- * A worker that takes work from a shared source (inject refill, steal-half, a submitter queue) and leaves some
- * behind wakes one more parked worker itself, never coalesced ({@link #wakeOneIfIdle}, the chained wake of
- * {@code WorkStealingScheduler}), searching or not; each woken worker does the same, so a burst coalesced into
- * one wake still reaches every idle worker, even when every task blocks.
- *
- * <pre>
- *   layout: SEARCHING (long) @0, PAD; SUBMITS (long) @PAD, PAD  (SUBMITS only counts coalesced submits)
- * </pre>
+ * A worker that takes work from a shared source and leaves some behind wakes one more parked worker itself,
+ * never coalesced, searching or not: in WORK_STEALING after an inject refill, a steal-half or a submitter-queue
+ * steal ({@link #wakeOneIfIdle}); in GLOBAL_QUEUE after a pop that leaves the ring non-empty (its own
+ * {@code ParkingLot.wakeOne}). Each woken worker does the same, so a burst coalesced into one wake still reaches
+ * every idle worker, even when every task blocks.
  */
 public final class WakeCoalescer {
-    static final long SEARCHING_OFFSET = 0;
-    static final long SUBMITS_OFFSET = CacheLine.PAD;
+
+    /**
+     * Off-heap layout: two counters, each on its own line (workers write SEARCHING at every search start and
+     * end, and every signalWork that finds a worker parked reads it; SUBMITS is written only by the submits that
+     * find a worker parked while another searches).
+     * <pre>
+     *   SEARCHING  long @0    workers counted as searching (getAndAdd +1 / -1; volatile load in signalWork)
+     *   pad to PAD
+     *   SUBMITS    long @PAD  submits that found a worker parked and one searching (getAndAdd; every
+     *                         wakeCoalesceBatch-th of them wakes anyway, the others are coalesced)
+     *   pad to 2 * PAD
+     * </pre>
+     */
+    static final class Layout {
+        static final long SEARCHING_OFFSET = 0;
+        static final long SUBMITS_OFFSET = CacheLine.PAD;
+        static final long LENGTH = 2L * CacheLine.PAD;
+
+        private Layout() {}
+    }
 
     private final MemorySegment seg;
     private final ParkingLot parking;
     private final int batch;
 
     public WakeCoalescer(PoolMemory memory, ParkingLot parking, int wakeCoalesceBatch) {
-        this.seg = memory.allocate("wake coalescer", 2L * CacheLine.PAD);
+        this.seg = memory.allocate("wake coalescer", Layout.LENGTH);
         this.parking = parking;
         this.batch = wakeCoalesceBatch;
     }
 
     /** A worker starts searching (getAndAdd, seq_cst: read by signalWork's S load). */
     public void beginSearch() {
-        Mem.getAndAddLong(seg, SEARCHING_OFFSET, 1);
+        Mem.getAndAddLong(seg, Layout.SEARCHING_OFFSET, 1);
     }
 
     /**
@@ -86,7 +105,7 @@ public final class WakeCoalescer {
      * getAndAdd (seq_cst): must follow the announcement in the total order; pairs with signalWork's S load.
      */
     public void endSearch() {
-        Mem.getAndAddLong(seg, SEARCHING_OFFSET, -1);
+        Mem.getAndAddLong(seg, Layout.SEARCHING_OFFSET, -1);
     }
 
     /**
@@ -99,14 +118,14 @@ public final class WakeCoalescer {
             return false;
         }
         // volatile load (seq_cst) S: pairs with endSearch(); ordered after M.
-        if (Mem.getLongVolatile(seg, SEARCHING_OFFSET) > 0) {
+        if (Mem.getLongVolatile(seg, Layout.SEARCHING_OFFSET) > 0) {
             // getAndAdd: the coalescing counter, only touched when somebody is both parked and searching.
-            long n = Mem.getAndAddLong(seg, SUBMITS_OFFSET, 1);
+            long n = Mem.getAndAddLong(seg, Layout.SUBMITS_OFFSET, 1);
             if ((n + 1) % batch != 0) {
                 return false;
             }
         }
-        return parking.wakeOne() >= 0; // scanAndWake: from the rotating hint, the first parked worker
+        return parking.wakeOne() >= 0; // from ParkingLot's rotating hint, the first parked worker
     }
 
     /**

@@ -71,6 +71,23 @@ final class WorkStealingScheduler implements Scheduler {
     static final int MAX_LIFO_RUNS = 3;
     /** Every this many calls the inject ring is polled first. */
     static final int INJECT_POLL_INTERVAL = 61;
+    /**
+     * A submitter slot index modulo {@link SubmitterRegistry#MAX_SUBMITTERS} (64, one bit each of the registry's
+     * one-long mask): wraps the rotating start of the submitter-queue scan and a rotated bit index.
+     */
+    private static final int SUBMITTER_SLOT_MASK = SubmitterRegistry.MAX_SUBMITTERS - 1;
+    /**
+     * {@link #closeSubmitter}: tries on a full inject ring with only {@link Thread#onSpinWait} between them, before
+     * it parks between tries ({@link #CLOSE_PARK_NANOS}). The ring is full only of entries workers are draining,
+     * so room often comes while it spins (of the order of microseconds).
+     */
+    static final int CLOSE_SPINS_BEFORE_PARK = 100;
+    /**
+     * {@link #closeSubmitter}: the park between two tries once {@link #CLOSE_SPINS_BEFORE_PARK} are spent (50 µs).
+     * A ring still full after the spins waits for workers busy in long tasks; polling it at this period costs
+     * little CPU and delays the close by at most one period after room appears.
+     */
+    static final long CLOSE_PARK_NANOS = 50_000L;
 
     /** Owner-only state of one worker; plain fields, touched only from that worker's thread. */
     private static final class WorkerState {
@@ -129,7 +146,7 @@ final class WorkStealingScheduler implements Scheduler {
         this.workers = config.workerSlots(); // LANE_EXTENSION: its overflow workers too
         this.stealBatch = config.stealBatchSize();
         this.lifo = new LifoSlot(memory, "lifo slots", workers);
-        this.locals = new LocalQueues(memory, config.queueKind(), workers, config.localQueueCapacity(), errors);
+        this.locals = LocalQueues.create(memory, config.queueKind(), workers, config.localQueueCapacity(), errors);
         this.wake = new WakeCoalescer(memory, parking, config.wakeCoalesceBatch());
         this.states = new WorkerState[workers];
         for (int w = 0; w < workers; w++) {
@@ -158,12 +175,12 @@ final class WorkStealingScheduler implements Scheduler {
         return back == QueueEntry.EMPTY; // a thief took ours meanwhile: it is placed, the displaced one too
     }
 
-    /** Local queue w, or (RING full) half of it plus the entry to inject; false when nothing fits. */
+    /** Local queue w, or where {@link LocalQueues#pushOrOverflow} places it when full; false when nothing fits. */
     private boolean pushLocal(int w, long e) {
         if (locals.push(w, e)) {
             return true;
         }
-        return locals.isRing() ? locals.pushOrOverflow(w, e, inject, states[w].scratch) : inject.tryPush(e);
+        return locals.pushOrOverflow(w, e, inject, states[w].scratch);
     }
 
     @Override
@@ -289,17 +306,9 @@ final class WorkStealingScheduler implements Scheduler {
         if (n == 0) {
             return QueueEntry.EMPTY;
         }
-        // The owner of a RING pops FIFO, of a Chase-Lev deque LIFO: push so that either way the owner runs
-        // the batch in ring (submission) order.
-        final boolean lifoOwner = !locals.isRing();
-        for (int j = 1; j < n; j++) {
-            long e = b[lifoOwner ? n - j : j];
-            if (!locals.push(w, e)) {
-                while (!inject.tryPush(e)) { // cannot happen with the free bound above; never drop one
-                    Thread.onSpinWait();
-                }
-            }
-        }
+        // The owner runs the rest in ring (submission) order, whichever order its own pops take; an entry that
+        // does not fit (cannot happen with the free bound above) goes back to inject: never drop one.
+        locals.pushInRunOrder(w, b, 1, n, inject);
         if (n > 1 || !inject.isEmpty()) {
             chainWake(st); // more than we run ourselves is now stealable, or still in the ring
         }
@@ -314,10 +323,10 @@ final class WorkStealingScheduler implements Scheduler {
             return QueueEntry.EMPTY;
         }
         int start = st.submitterStart;
-        st.submitterStart = (start + 1) & 63;
+        st.submitterStart = (start + 1) & SUBMITTER_SLOT_MASK;
         long rotated = Long.rotateRight(m, start);
         while (rotated != 0) {
-            int k = (Long.numberOfTrailingZeros(rotated) + start) & 63;
+            int k = (Long.numberOfTrailingZeros(rotated) + start) & SUBMITTER_SLOT_MASK;
             rotated &= rotated - 1;
             RingQueue q = submitterQueues[k];
             if (q.size() == 0) { // volatile loads: skip an empty queue without a CAS
@@ -454,10 +463,10 @@ final class WorkStealingScheduler implements Scheduler {
             for (int spins = 0; !inject.tryPush(e); spins++) {
                 // The ring holds at most queueCapacity live entries; it is full only of entries workers are
                 // draining right now (or stale ones they drop), so room comes. Never drop one.
-                if (spins < 100) {
+                if (spins < CLOSE_SPINS_BEFORE_PARK) {
                     Thread.onSpinWait();
                 } else {
-                    LockSupport.parkNanos(this, 50_000L);
+                    LockSupport.parkNanos(this, CLOSE_PARK_NANOS);
                 }
             }
             moved++;

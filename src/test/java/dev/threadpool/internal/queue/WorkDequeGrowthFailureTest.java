@@ -8,9 +8,9 @@ import dev.threadpool.internal.memory.PoolMemory;
 import org.junit.jupiter.api.Test;
 
 /**
- * What {@code LocalQueues} relies on when a {@link WorkDeque} cannot grow: {@code push} throws before it changes
- * anything, so the deque is exactly as it was (size, capacity, contents, both ends) and the value is still the
- * caller's; a later push grows once allocation works again. Growth failures come from
+ * What {@code ChaseLevLocalQueues} relies on when a {@link WorkDeque} cannot grow: {@code push} throws before it
+ * changes anything, so the deque is exactly as it was (size, capacity, contents, both ends) and the value is still
+ * the caller's; a later push grows once allocation works again. Growth failures come from
  * {@link PoolMemory#failAllocationsForTest}, as a failing native allocation would.
  */
 class WorkDequeGrowthFailureTest {
