@@ -481,7 +481,10 @@ final class WorkStealingScheduler implements Scheduler {
         locals.close();
     }
 
-    /** Stats: the inject ring, every local queue and every occupied LIFO slot (default lane only). */
+    /**
+     * Stats: the inject ring, every local queue, every occupied LIFO slot and every registered submitter's
+     * queue (default lane only). An unregistered slot's queue is empty: closeSubmitter moved its entries.
+     */
     @Override
     public long depth(Lane lane) {
         if (lane != Lane.DEFAULT) {
@@ -493,6 +496,9 @@ final class WorkStealingScheduler implements Scheduler {
             if (lifo.peekVolatile(v) != QueueEntry.EMPTY) {
                 d++;
             }
+        }
+        for (long m = submitterQueues.length == 0 ? 0 : submitters.mask(); m != 0; m &= m - 1) {
+            d += submitterQueues[Long.numberOfTrailingZeros(m)].size();
         }
         return d;
     }
