@@ -96,6 +96,9 @@ public final class Affinity {
         }
     }
 
+    /** Linux errno of sched_setaffinity for a CPU outside the allowed or online set. */
+    private static final int EINVAL = 22;
+
     /**
      * Pins the calling thread to {@code cpu}.
      *
@@ -108,14 +111,15 @@ public final class Affinity {
         }
         try (Arena a = Arena.ofConfined()) {
             MemorySegment mask = a.allocate(CPU_SET_BYTES, 8); // zeroed
-            long word = (long) (cpu >>> 6) * Long.BYTES;
-            mask.set(ValueLayout.JAVA_LONG, word, 1L << (cpu & 63));
+            // cpu_set_t is an array of 64-bit words, CPU n at bit n % 64 of word n / 64 (little-endian x86/arm64)
+            long word = (long) (cpu / Long.SIZE) * Long.BYTES;
+            mask.set(ValueLayout.JAVA_LONG, word, 1L << (cpu % Long.SIZE));
             MemorySegment state = a.allocate(CAPTURE);
             int rc = (int) SET.invokeExact(state, 0, CPU_SET_BYTES, mask);
             if (rc != 0) {
                 int errno = (int) ERRNO.get(state, 0L);
                 throw new IllegalStateException("sched_setaffinity(cpu " + cpu + ") failed: errno " + errno
-                        + (errno == 22 ? " (EINVAL: CPU not allowed or offline)" : ""));
+                        + (errno == EINVAL ? " (EINVAL: CPU not allowed or offline)" : ""));
             }
         } catch (RuntimeException | Error e) {
             throw e;
