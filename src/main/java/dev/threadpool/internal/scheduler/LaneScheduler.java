@@ -205,4 +205,11 @@ final class LaneScheduler implements Scheduler {
     public long localQueueLength(int w) {
         return defaults.localQueueLength(w);
     }
+
+    /** The watchdog of the default lane's stalls: it reads {@link #defaultLaneQueued} on each tick. */
+    @Override
+    public Watchdog createWatchdog(PoolCore core, PoolConfig config, PoolMemory memory, PoolCounters counters,
+            ParkingLot parking) {
+        return new Watchdog(core, config, memory, this, counters, parking);
+    }
 }

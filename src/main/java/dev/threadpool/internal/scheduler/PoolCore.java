@@ -151,9 +151,7 @@ public final class PoolCore {
             BoundedRing inject = new BoundedRing(memory, "inject ring", capacity);
             this.scheduler = Scheduler.create(memory, config, inject, parking, counters, submitters, depthGauge,
                     errors);
-            this.watchdog = scheduler instanceof LaneScheduler lanes
-                    ? new Watchdog(this, config, memory, lanes, counters, parking)
-                    : null;
+            this.watchdog = scheduler.createWatchdog(this, config, memory, counters, parking);
             WorkerTimes times = new WorkerTimes(memory, slots);
             LogHistogram waitHist = null, execHist = null, wakeHist = null;
             if (timestamps) {

@@ -161,4 +161,14 @@ interface Scheduler {
     default long localQueueLength(int w) {
         return 0;
     }
+
+    /**
+     * The stall watchdog this topology runs beside its workers, built from the pool's parts (not started), or
+     * null for a topology without one. Only LANE_EXTENSION has one: it spawns overflow workers when a
+     * default-lane task blocks. The pool asks the topology instead of testing which one it is.
+     */
+    default Watchdog createWatchdog(PoolCore core, PoolConfig config, PoolMemory memory, PoolCounters counters,
+            ParkingLot parking) {
+        return null;
+    }
 }
