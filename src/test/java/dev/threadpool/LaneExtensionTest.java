@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLong;
@@ -348,6 +349,49 @@ class LaneExtensionTest {
             List<String> left = liveThreads(pool);
             assertEquals(List.of(), left, "no pool thread outlives shutdown");
             assertEquals(mode == ShutdownMode.DRAIN ? 10 : 0, queuedRan.get());
+        } finally {
+            release.countDown();
+            pool.close();
+        }
+        assertNothingLeft(pool);
+    }
+
+    /**
+     * {@code ExecutorService.shutdownNow} interrupts the tasks running on overflow workers too, not only the
+     * base workers' (before the fix the overflow worker's task waited out its bound uninterrupted).
+     */
+    @Test
+    void shutdownNowInterruptsATaskOnAnOverflowWorker() throws Exception {
+        CountDownLatch release = new CountDownLatch(1);
+        ThreadPool pool = ThreadPool.create(config(2, 1).maxOverflowWorkers(1)
+                .watchdogInterval(Duration.ofMillis(5)).blockingPromotionTimeout(Duration.ofMillis(10)).build());
+        try {
+            CountDownLatch blockingHeld = new CountDownLatch(1);
+            pool.submit(() -> { blockingHeld.countDown(); hold(release); }, SubmitOptions.BLOCKING);
+            await(blockingHeld, "the blocking worker is held (so it cannot help the default lane)");
+            CountDownLatch defaultHeld = new CountDownLatch(1);
+            pool.submit(() -> { defaultHeld.countDown(); hold(release); });
+            await(defaultHeld, "the default worker is held: a stall");
+            CountDownLatch onOverflow = new CountDownLatch(1);
+            AtomicInteger where = new AtomicInteger(-1);
+            AtomicBoolean interrupted = new AtomicBoolean();
+            CountDownLatch ended = new CountDownLatch(1);
+            pool.submit(() -> {
+                where.set(pool.currentWorkerIndex());
+                onOverflow.countDown();
+                try {
+                    release.await(WAIT.toSeconds(), TimeUnit.SECONDS); // returns early only if interrupted
+                } catch (InterruptedException e) {
+                    interrupted.set(true);
+                } finally {
+                    ended.countDown();
+                }
+            });
+            await(onOverflow, "the third task runs on the overflow worker the stall brings");
+            assertEquals(2, where.get(), "it runs on overflow worker index maxThreads = 2");
+            pool.asExecutorService().shutdownNow();
+            await(ended, "the overflow worker's task ended");
+            assertTrue(interrupted.get(), "shutdownNow interrupted the task on the overflow worker");
         } finally {
             release.countDown();
             pool.close();

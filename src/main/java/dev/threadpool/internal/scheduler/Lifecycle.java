@@ -360,13 +360,16 @@ final class Lifecycle {
     }
 
     /**
-     * Interrupts every base worker (best effort, for {@code ExecutorService.shutdownNow}): a running task sees
-     * the interrupt; a worker between tasks clears it before its next task (see WorkerLoop), an idle one
-     * re-parks.
+     * Interrupts every worker, base and overflow (best effort, for {@code ExecutorService.shutdownNow}): a
+     * running task sees the interrupt; a worker between tasks clears it before its next task (see WorkerLoop
+     * and OverflowWorker), an idle one re-parks.
      */
     void interruptWorkers() {
         for (WorkerThread w : workers) {
             w.interrupt();
+        }
+        if (watchdog != null) {
+            watchdog.interruptOverflow();
         }
     }
 

@@ -305,6 +305,20 @@ final class Watchdog {
         return join(thread, deadline);
     }
 
+    /**
+     * Interrupts every overflow thread this watchdog has started (best effort, for
+     * {@code ExecutorService.shutdownNow}, beside the base workers). Plain reads of the array, which only the
+     * watchdog thread writes: a thread spawned at this moment may be missed, as a task starting at this moment
+     * may miss a base worker's interrupt; a stale (exited) thread is interrupted harmlessly.
+     */
+    void interruptOverflow() {
+        for (WorkerThread t : overflow) {
+            if (t != null) {
+                t.interrupt();
+            }
+        }
+    }
+
     /** Joins every overflow thread, live or retired; only after {@link #stop} returned true. */
     boolean joinOverflow(long deadline) throws InterruptedException {
         for (WorkerThread t : overflow) {
