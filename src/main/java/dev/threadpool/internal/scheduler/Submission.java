@@ -365,7 +365,7 @@ final class Submission {
                         continue;
                     }
                 } else {
-                    loop.runNested(self, entry); // our own task: tryStart's CAS claims it as a pop would
+                    loop.runNested(self, entry); // our own task, never pushed: we hold it as a pop would
                     return;
                 }
             }
