@@ -106,6 +106,37 @@ public final class DescriptorTableTest {
         @Actor public void w2(ZZ_Result r) { r.r2 = t.tryStart(idx, gen, 1); }
     }
 
+    @JCStressTest
+    @Description("A batch acquire (one CAS for up to 2 slots, submitBatch's path) races a single acquire on a"
+            + " freelist of 3: no slot twice, none lost, the batch gets at least one.")
+    @Outcome(id = {"2, 0", "1, 0"}, expect = Expect.ACCEPTABLE,
+            desc = "the batch took 2 (or 1 after losing its CAS to the single pop and halving), the single pop one")
+    @Outcome(expect = Expect.FORBIDDEN, desc = "a slot handed out twice, the single pop found none, or the batch none")
+    @State
+    public static class BatchAcquireVsAcquire {
+        final DescriptorTable t = table(3);
+        final long[] batch = new long[2];
+        int got;
+        int single;
+
+        @Actor public void batcher() { got = t.acquireMany(batch, 2); }
+        @Actor public void acquirer() { single = t.acquire(); }
+
+        @Arbiter
+        public void after(II_Result r) {
+            r.r1 = got;
+            boolean dup = single < 0 || got < 1;
+            for (int i = 0; i < got; i++) {
+                dup |= batch[i] == single;
+                for (int j = 0; j < i; j++) {
+                    dup |= batch[i] == batch[j];
+                }
+                dup |= DescriptorTable.state(t.ctlAcquire((int) batch[i])) != DescriptorTable.RESERVED;
+            }
+            r.r2 = dup ? 1 : 0;
+        }
+    }
+
     /** A ring holding the one entry of a published detached slot, as the pool's queues hold it. */
     static BoundedRing ringWith(DescriptorTable t, int idx, long gen) {
         BoundedRing ring = new BoundedRing(PoolMemory.createGcManaged(), "ring", 2);

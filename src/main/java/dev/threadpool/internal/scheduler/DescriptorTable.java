@@ -286,6 +286,32 @@ public final class DescriptorTable {
         }
     }
 
+    /**
+     * Acquires up to {@code max} slots with one CAS on the freelist ({@link Freelist#popBatch(long[], int)}) and
+     * moves each to {@code (gen + 1, RESERVED)}, as {@link #acquire()} does; writes their indices to
+     * {@code dst[0..n)} and returns {@code n}: 0 only when every descriptor is in use. May take fewer than are
+     * free (a lost CAS halves the walk). Retired slots are dropped, as in {@link #acquire()}.
+     */
+    public int acquireMany(long[] dst, int max) {
+        for (;;) {
+            int n = freelist.popBatch(dst, max); // the CAS that makes the n slots ours
+            if (n == 0) {
+                return 0;
+            }
+            int kept = 0;
+            for (int i = 0; i < n; i++) {
+                int idx = (int) dst[i];
+                if (nextGeneration(idx)) {
+                    dst[kept++] = idx;
+                }
+            }
+            if (kept > 0) {
+                return kept;
+            }
+            // every popped slot had used up its generations and is retired: pop again
+        }
+    }
+
     /** Pushes a slot that is FREE (and owned by the caller) back onto the freelist. */
     void push(int idx) {
         freelist.push(idx); // its CAS (a release) publishes the slot's FREE state to the next pop
