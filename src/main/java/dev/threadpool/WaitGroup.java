@@ -1,5 +1,7 @@
 package dev.threadpool;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.util.concurrent.locks.AbstractQueuedSynchronizer;
 
@@ -10,61 +12,177 @@ import java.util.concurrent.locks.AbstractQueuedSynchronizer;
  * submission is refused), so {@link #await()} returns once every task submitted with the group has ended.
  *
  * <p>Reusable: once the count is back at zero, more tasks may be added. {@link #done()} allocates nothing.
+ *
+ * <h2>Two monotonic counters, on lines of their own</h2>
+ * The count is {@code added - done}, kept as two counters that only grow: {@code added} (written by
+ * {@link #add} with a positive delta: the submitting threads) and {@code done} (written by {@link #done} and
+ * by {@link #add} with a negative delta: the pool's workers), the latter split into stripes, one line each,
+ * picked by the calling thread's id. A submitter's {@code add} and a worker's {@code done} therefore never
+ * write the same cache line, and workers on different stripes do not write the same line either.
+ * <pre>
+ *   cells: long[], PAD = 16 longs (128 bytes: a line and its adjacent-line prefetch partner)
+ *     [0, PAD)                  padding (the array header's neighbours)
+ *     ADDED    @PAD             sum of positive deltas
+ *     DONE(s)  @PAD * (2 + s)   s in [0, STRIPES): dones and negative deltas of the threads hashed to s
+ *     padding  PAD longs after the last stripe
+ * </pre>
+ *
+ * <h2>Zero, linearizably</h2>
+ * {@link #isZero} reads every {@code done} stripe first, then {@code added}, and says zero when the two sums
+ * are equal. Both counters only grow, and every {@code done} follows (in happens-before) the {@code add}
+ * it matches, so {@code done <= added} at every instant of a correct use. If the stripes summed to {@code D}
+ * (each read no later than instant {@code t}, so {@code D <= done(t)}) and {@code added} then read {@code A =
+ * D} (read after {@code t}, so {@code added(t) <= A}), then {@code added(t) <= D <= done(t) <= added(t)}: the
+ * count was zero at {@code t}. Reading {@code added} first would prove nothing: an add and its done could
+ * both land between the two reads.
+ *
+ * <h2>Waking waiters: only a waiter costs the done side more</h2>
+ * Waiters park in an {@link AbstractQueuedSynchronizer} whose {@code tryAcquireShared} is {@link #isZero}.
+ * A {@code done} is one seq_cst getAndAdd on its stripe, then one volatile look at the synchronizer's queue
+ * ({@code hasQueuedThreads}: its tail and head, written only when a waiter enqueues or leaves); only if a
+ * waiter is queued does it evaluate {@link #isZero} and, on zero, release. Dekker pair: the waiter's enqueue
+ * (a CAS on the tail) precedes its last {@code isZero} before it parks; the done's getAndAdd precedes its
+ * look at the queue. In the total order of these seq_cst accesses, either the look comes after the enqueue
+ * (the done sees the waiter, checks zero and releases it) or the enqueue comes after the look, hence after
+ * the getAndAdd, and the waiter's re-check sees the count at zero.
+ *
+ * <h2>Misuse</h2>
+ * Driving the count below zero ({@code done()} with nothing outstanding) cannot be detected at the
+ * {@code done()} itself without every done reading the line every add writes, which is the cost this class
+ * exists to avoid. {@link #add} with a negative delta checks first ({@link IllegalStateException} if the
+ * count it sees would go negative); a {@code done()} too many is detected by the next {@link #pending},
+ * {@link #await} or negative {@link #add}, which throw {@link IllegalStateException}.
  */
 public final class WaitGroup {
-    private final Sync sync = new Sync();
+    /** Longs per padded cell: 128 bytes, so two cells never share a line nor an adjacent-line prefetch pair. */
+    private static final int PAD = 16;
+    private static final int ADDED = PAD;
+    private static final int FIRST_DONE = 2 * PAD;
+    /** Done stripes: a power of two, up to 8, no more than the processors (rounded up). */
+    private static final int STRIPES = Math.min(8,
+            Integer.highestOneBit(Math.max(1, Runtime.getRuntime().availableProcessors() - 1) << 1));
+    private static final int STRIPE_MASK = STRIPES - 1;
+
+    private static final VarHandle CELLS = MethodHandles.arrayElementVarHandle(long[].class);
+
+    private final long[] cells = new long[PAD * (3 + STRIPES)];
+    private final Sync sync = new Sync(this);
 
     private static final class Sync extends AbstractQueuedSynchronizer {
         private static final long serialVersionUID = 1L;
+        private final transient WaitGroup group;
 
-        int count() {
-            return getState();
-        }
-
-        void add(int delta) {
-            for (;;) {
-                int c = getState();
-                int n = c + delta;
-                if (n < 0) {
-                    throw new IllegalStateException("WaitGroup count would become negative: count=" + c
-                            + ", delta=" + delta);
-                }
-                if (compareAndSetState(c, n)) {
-                    if (n == 0) {
-                        releaseShared(0); // wake waiters
-                    }
-                    return;
-                }
-            }
+        Sync(WaitGroup group) {
+            this.group = group;
         }
 
         @Override
         protected int tryAcquireShared(int ignored) {
-            return getState() == 0 ? 1 : -1;
+            return group.isZero() ? 1 : -1;
         }
 
         @Override
         protected boolean tryReleaseShared(int ignored) {
-            return getState() == 0;
+            return true; // the caller saw zero: wake the queued waiters, each re-checks with tryAcquireShared
         }
     }
 
-    /** Adds {@code delta} (may be negative) to the count. */
+    private static int stripeIndex() {
+        return FIRST_DONE + PAD * ((int) Thread.currentThread().threadId() & STRIPE_MASK);
+    }
+
+    /** Sum of the done stripes (volatile loads: the first half of {@link #isZero}). */
+    private long doneSum() {
+        long d = 0;
+        for (int s = 0; s < STRIPES; s++) {
+            // volatile: ordered before the load of ADDED that follows (the order isZero's proof needs)
+            d += (long) CELLS.getVolatile(cells, FIRST_DONE + PAD * s);
+        }
+        return d;
+    }
+
+    /** The count: done stripes first, then added (see "Zero, linearizably"). */
+    private long count() {
+        long d = doneSum();
+        // volatile: after every stripe load above
+        long a = (long) CELLS.getVolatile(cells, ADDED);
+        return a - d;
+    }
+
+    /**
+     * True when the count was zero at some instant during the call (see "Zero, linearizably").
+     *
+     * @throws IllegalStateException if the count is negative (more dones than adds)
+     */
+    private boolean isZero() {
+        long c = count();
+        if (c < 0) {
+            throw negative(c);
+        }
+        return c == 0;
+    }
+
+    private static IllegalStateException negative(long count) {
+        return new IllegalStateException("WaitGroup count is negative: count=" + count
+                + " (done() called more often than add() counted)");
+    }
+
+    /**
+     * Adds {@code delta} (may be negative) to the count. A negative delta counts as that many {@link #done}s.
+     *
+     * @throws IllegalStateException if a negative {@code delta} would drive the count below zero
+     */
     public void add(int delta) {
-        sync.add(delta);
+        if (delta > 0) {
+            // getAndAdd (seq_cst): the add precedes, in program order, the hand-over of the task whose done it
+            // matches, so every done of it follows this in happens-before (the proof of isZero).
+            CELLS.getAndAdd(cells, ADDED, (long) delta);
+        } else if (delta < 0) {
+            long c = count();
+            if (c + delta < 0) {
+                throw new IllegalStateException("WaitGroup count would become negative: count=" + c
+                        + ", delta=" + delta);
+            }
+            finish(-(long) delta);
+        }
     }
 
     /** Subtracts one; wakes the waiters when the count reaches zero. */
     public void done() {
-        sync.add(-1);
+        finish(1);
     }
 
-    /** The current count. */
+    /** Counts {@code n} dones on the caller's stripe; releases the waiters if one is queued and the count is 0. */
+    private void finish(long n) {
+        // getAndAdd (seq_cst): the first half of the Dekker pair with a waiter's enqueue (class comment)
+        CELLS.getAndAdd(cells, stripeIndex(), n);
+        // volatile loads of the queue's tail and head: the second half; a line written only by waiters
+        if (sync.hasQueuedThreads()) {
+            long c = count();
+            if (c == 0) {
+                sync.releaseShared(0);
+            }
+        }
+    }
+
+    /**
+     * The current count.
+     *
+     * @throws IllegalStateException if it is negative (more dones than adds)
+     */
     public int pending() {
-        return sync.count();
+        long c = count();
+        if (c < 0) {
+            throw negative(c);
+        }
+        return (int) Math.min(c, Integer.MAX_VALUE);
     }
 
-    /** Waits until the count is zero. */
+    /**
+     * Waits until the count is zero.
+     *
+     * @throws IllegalStateException if the count is negative (more dones than adds)
+     */
     public void await() throws InterruptedException {
         sync.acquireSharedInterruptibly(0);
     }
@@ -73,6 +191,7 @@ public final class WaitGroup {
      * Waits until the count is zero or the timeout passes; returns true when it reached zero.
      *
      * @throws IllegalArgumentException if {@code timeout} is negative
+     * @throws IllegalStateException if the count is negative (more dones than adds)
      */
     public boolean await(Duration timeout) throws InterruptedException {
         if (timeout == null) {
@@ -94,7 +213,7 @@ public final class WaitGroup {
 
     @Override
     public String toString() {
-        return "WaitGroup[pending=" + sync.count() + "]";
+        return "WaitGroup[pending=" + count() + "]";
     }
 
 }

@@ -1,6 +1,8 @@
 package dev.threadpool.jcstress;
 
 import dev.threadpool.internal.memory.PoolMemory;
+import dev.threadpool.internal.queue.BoundedRing;
+import dev.threadpool.internal.queue.QueueEntry;
 import dev.threadpool.internal.scheduler.DescriptorTable;
 import org.openjdk.jcstress.annotations.Actor;
 import org.openjdk.jcstress.annotations.Arbiter;
@@ -90,17 +92,121 @@ public final class DescriptorTableTest {
     }
 
     @JCStressTest
-    @Description("Two workers pop the same entry (a duplicate in a queue): exactly one runs it.")
+    @Description("A waitable entry started twice (a worker that popped it, and its awaiter running its own task"
+            + " while the entry is still queued): exactly one runs it.")
     @Outcome(id = {"true, false", "false, true"}, expect = Expect.ACCEPTABLE, desc = "one start CAS won")
     @Outcome(expect = Expect.FORBIDDEN, desc = "run twice or not at all")
     @State
     public static class DoubleDispatch {
         final DescriptorTable t = table(2);
         final int idx = t.acquire();
-        final long gen = t.publish(idx, false);
+        final long gen = t.publish(idx, true);
 
         @Actor public void w1(ZZ_Result r) { r.r1 = t.tryStart(idx, gen, 0); }
         @Actor public void w2(ZZ_Result r) { r.r2 = t.tryStart(idx, gen, 1); }
+    }
+
+    @JCStressTest
+    @Description("A batch acquire (one CAS for up to 2 slots, submitBatch's path) races a single acquire on a"
+            + " freelist of 3: no slot twice, none lost, the batch gets at least one.")
+    @Outcome(id = {"2, 0", "1, 0"}, expect = Expect.ACCEPTABLE,
+            desc = "the batch took 2 (or 1 after losing its CAS to the single pop and halving), the single pop one")
+    @Outcome(expect = Expect.FORBIDDEN, desc = "a slot handed out twice, the single pop found none, or the batch none")
+    @State
+    public static class BatchAcquireVsAcquire {
+        final DescriptorTable t = table(3);
+        final long[] batch = new long[2];
+        int got;
+        int single;
+
+        @Actor public void batcher() { got = t.acquireMany(batch, 2); }
+        @Actor public void acquirer() { single = t.acquire(); }
+
+        @Arbiter
+        public void after(II_Result r) {
+            r.r1 = got;
+            boolean dup = single < 0 || got < 1;
+            for (int i = 0; i < got; i++) {
+                dup |= batch[i] == single;
+                for (int j = 0; j < i; j++) {
+                    dup |= batch[i] == batch[j];
+                }
+                dup |= DescriptorTable.state(t.ctlAcquire((int) batch[i])) != DescriptorTable.RESERVED;
+            }
+            r.r2 = dup ? 1 : 0;
+        }
+    }
+
+    /** A ring holding the one entry of a published detached slot, as the pool's queues hold it. */
+    static BoundedRing ringWith(DescriptorTable t, int idx, long gen) {
+        BoundedRing ring = new BoundedRing(PoolMemory.createGcManaged(), "ring", 2);
+        if (!ring.tryPush(t.handle(idx, gen))) {
+            throw new AssertionError("an empty ring of 2 takes one entry");
+        }
+        return ring;
+    }
+
+    @JCStressTest
+    @Description("Two workers race to take the one entry of a detached task from a ring, each starting what it"
+            + " took: the start is a release store, not a CAS, so only the pop may decide.")
+    @Outcome(id = {"1, 0", "0, 1"}, expect = Expect.ACCEPTABLE, desc = "one pop won the entry and ran it")
+    @Outcome(id = "1, 1", expect = Expect.FORBIDDEN, desc = "run twice")
+    @Outcome(id = "0, 0", expect = Expect.FORBIDDEN, desc = "never run")
+    @State
+    public static class DetachedPopThenStart {
+        final DescriptorTable t = table(2);
+        final int idx = t.acquire();
+        final long gen = t.publish(idx, false);
+        final BoundedRing ring = ringWith(t, idx, gen);
+
+        int takeAndStart(int worker) {
+            long e = ring.tryPop();
+            return e != QueueEntry.EMPTY && t.tryStart(t.slotOf(e), t.genOf(e), worker) ? 1 : 0;
+        }
+
+        @Actor public void w1(II_Result r) { r.r1 = takeAndStart(0); }
+        @Actor public void w2(II_Result r) { r.r2 = takeAndStart(1); }
+    }
+
+    @JCStressTest
+    @Description("The CANCEL_PENDING sweep and a worker race for the one entry of a detached task: each acts only"
+            + " on what it popped (the worker starts it with a store, the sweep cancels it with a CAS).")
+    @Outcome(id = {"1, 0", "0, 1"}, expect = Expect.ACCEPTABLE, desc = "run, or cancelled: never both")
+    @Outcome(id = "1, 1", expect = Expect.FORBIDDEN, desc = "cancelled and run")
+    @Outcome(id = "0, 0", expect = Expect.FORBIDDEN, desc = "neither: the accepted task is lost")
+    @State
+    public static class DetachedSweepVsStart {
+        final DescriptorTable t = table(2);
+        final int idx = t.acquire();
+        final long gen = t.publish(idx, false);
+        final BoundedRing ring = ringWith(t, idx, gen);
+
+        @Actor
+        public void worker(II_Result r) {
+            long e = ring.tryPop();
+            r.r1 = e != QueueEntry.EMPTY && t.tryStart(t.slotOf(e), t.genOf(e), 0) ? 1 : 0;
+        }
+
+        @Actor
+        public void sweep(II_Result r) {
+            long e = ring.tryPop();
+            r.r2 = e != QueueEntry.EMPTY && t.tryCancel(t.slotOf(e), t.genOf(e), false) != 0 ? 1 : 0;
+        }
+    }
+
+    @JCStressTest
+    @Description("A cancel through a handle (waitableOnly) vs the start of a detached task: the cancel must refuse"
+            + " it, or the store-start and the CAS-cancel could both succeed.")
+    @Outcome(id = "true, false", expect = Expect.ACCEPTABLE, desc = "started; the cancel refused a detached slot")
+    @Outcome(expect = Expect.FORBIDDEN, desc = "a detached slot was cancelled through a handle, or not started")
+    @State
+    public static class DetachedHandleCancelRefused {
+        final DescriptorTable t = table(2);
+        final int idx = t.acquire();
+        final long gen = t.publish(idx, false);
+
+        @Actor public void worker(ZZ_Result r) { r.r1 = t.tryStart(idx, gen, 0); }
+        @Actor public void canceller(ZZ_Result r) { r.r2 = t.tryCancel(idx, gen, true) != 0; }
     }
 
     @JCStressTest

@@ -14,7 +14,7 @@ import java.lang.invoke.VarHandle;
  *
  * <h2>State machine</h2>
  * <pre>
- *   FREE --acquire--> RESERVED --publish(release)--> QUEUED --CAS--> RUNNING --finish--> COMPLETED | FAILED
+ *   FREE --acquire--> RESERVED --publish(release)--> QUEUED --start--> RUNNING --finish--> COMPLETED | FAILED
  *                                                       |                                   |
  *                                                       +--CAS (cancel)--> CANCELLED        |
  *   detached: RUNNING --finish--> FREE (+ outcome)  at once, then onto the freelist
@@ -29,8 +29,10 @@ import java.lang.invoke.VarHandle;
  *   bits  5..3  outcome   in FREE: how the last generation ended (COMPLETED, FAILED or CANCELLED)
  *   bits  2..0  state     FREE .. FAILED, RETIRED
  * </pre>
- * A worker runs an entry {gen, idx} only if its CAS {@code (gen, QUEUED) -> (gen, RUNNING)} wins: stale
- * entries (older gen) and cancelled tasks fail the CAS, so dispatch is exactly-once.
+ * A worker runs an entry {gen, idx} only if it finds {@code (gen, QUEUED)}: stale entries (older gen) and
+ * cancelled tasks are dropped. For a waitable task the move to RUNNING is a CAS (its awaiter and a cancel
+ * through its handle race the worker); for a detached one the queue's exactly-once pop already decides and it
+ * is a release store (see {@link #tryStart}). Either way dispatch is exactly-once.
  *
  * <h2>Handles and queue entries</h2>
  * A handle (what {@code submitWaitable} returns; queue entries are the same value) packs a slot's index and
@@ -120,7 +122,7 @@ public final class DescriptorTable {
      *     NEXT_FREE  int  @8    freelist link, -1 = end (written by Freelist)
      *     FLAGS      int  @12   lane and option bits
      *     SUBMIT_NS  long @16   System.nanoTime() at publish   (TimestampMode.FULL)
-     *     START_NS   long @24   at the winning QUEUED -> RUNNING CAS (FULL)
+     *     START_NS   long @24   at QUEUED -> RUNNING (FULL)
      *     END_NS     long @32   when the task returned or threw (FULL)
      *     WORKER     int  @40   index of the worker that ran it, -1 before
      *     pad to 64
@@ -284,6 +286,32 @@ public final class DescriptorTable {
         }
     }
 
+    /**
+     * Acquires up to {@code max} slots with one CAS on the freelist ({@link Freelist#popBatch(long[], int)}) and
+     * moves each to {@code (gen + 1, RESERVED)}, as {@link #acquire()} does; writes their indices to
+     * {@code dst[0..n)} and returns {@code n}: 0 only when every descriptor is in use. May take fewer than are
+     * free (a lost CAS halves the walk). Retired slots are dropped, as in {@link #acquire()}.
+     */
+    public int acquireMany(long[] dst, int max) {
+        for (;;) {
+            int n = freelist.popBatch(dst, max); // the CAS that makes the n slots ours
+            if (n == 0) {
+                return 0;
+            }
+            int kept = 0;
+            for (int i = 0; i < n; i++) {
+                int idx = (int) dst[i];
+                if (nextGeneration(idx)) {
+                    dst[kept++] = idx;
+                }
+            }
+            if (kept > 0) {
+                return kept;
+            }
+            // every popped slot had used up its generations and is retired: pop again
+        }
+    }
+
     /** Pushes a slot that is FREE (and owned by the caller) back onto the freelist. */
     void push(int idx) {
         freelist.push(idx); // its CAS (a release) publishes the slot's FREE state to the next pop
@@ -324,17 +352,33 @@ public final class DescriptorTable {
     }
 
     /**
-     * (gen, QUEUED) -> (gen, RUNNING): the exactly-once dispatch point. False for a stale entry (the slot has
-     * moved to another generation) or a cancelled task.
+     * (gen, QUEUED) -> (gen, RUNNING) for the thread that took entry {gen, idx} from a queue (or holds it
+     * unpushed): the dispatch point. False for a stale entry (the slot has moved to another generation) or a
+     * cancelled task.
+     *
+     * <p>A waitable task may also be started by its awaiter (which runs its own task while the entry is still
+     * queued) and cancelled through its handle, so the transition is a CAS: exactly one of them wins. A
+     * <em>detached</em> entry has no such rival: no handle names it ({@link #tryCancel} with
+     * {@code waitableOnly} refuses it), and the only other thread that may end it, the CANCEL_PENDING sweep,
+     * cancels only entries it popped itself. Every queue returns an entry to exactly one taker (Scheduler's
+     * contract), so whoever holds a detached entry is its only dispatcher, and the transition is a release store
+     * instead: one locked instruction less per task. jcstress {@code DescriptorTableTest.DetachedPopThenStart}
+     * and {@code DetachedSweepVsStart} check the claim through a real ring.
      */
     public boolean tryStart(int idx, long gen, int worker) {
         long d = base(idx) + Layout.CTL_OFFSET;
+        // acquire: pairs with publish's release store of (gen, QUEUED), making the submitter's plain writes (task,
+        // group, flags, timestamp) visible to us
         long c = Mem.getLongAcquire(table, d);
         if (gen(c) != gen || state(c) != QUEUED) {
             return false;
         }
-        // CAS (volatile): its acquire half makes the submitter's plain writes visible to us.
-        if (!Mem.casLong(table, d, c, (c & ~STATE_MASK) | RUNNING)) {
+        if (!waitable(c)) {
+            // release (a plain store on x86): only the holder of the entry writes a detached (gen, QUEUED) slot (see
+            // above); a snapshot scanning states sees RUNNING after the reads above
+            Mem.setLongRelease(table, d, (c & ~STATE_MASK) | RUNNING);
+        } else if (!Mem.casLong(table, d, c, (c & ~STATE_MASK) | RUNNING)) {
+            // CAS (volatile): races the awaiter running its own task and a cancel through the handle
             return false;
         }
         Mem.setIntPlain(table, base(idx) + Layout.WORKER_OFFSET, worker);

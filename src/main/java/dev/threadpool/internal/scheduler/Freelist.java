@@ -155,6 +155,39 @@ final class Freelist {
     }
 
     /**
+     * {@link #popBatch(MemorySegment, long, int)} into an on-heap {@code long[]}: pops up to {@code max} slots with
+     * one CAS and writes their indices to {@code dst[0..n)} in pop order; returns {@code n} (0 when the stack is
+     * empty). The same walk-then-CAS, halving the walk after a lost CAS; kept separate rather than shared
+     * through a sink so that neither copy pays an indirect call per link.
+     */
+    int popBatch(long[] dst, int max) {
+        if (max < 1 || max > dst.length) {
+            throw new IllegalArgumentException("max must be in [1, " + dst.length + "]: max=" + max);
+        }
+        final MemorySegment h = header;
+        int want = max;
+        for (;;) {
+            // acquire: as in popBatch(MemorySegment, ...): the links of the whole chain are visible
+            long top = Mem.getLongAcquire(h, Layout.FREE_HEAD_OFFSET);
+            int cur = (int) top;
+            if (cur == NONE) {
+                return 0;
+            }
+            int n = 0;
+            while (n < want && cur != NONE) {
+                dst[n++] = cur; // caller-owned buffer
+                // opaque, as in pop(): stale if the slot was popped meanwhile; the tag fails our CAS then.
+                cur = Mem.getIntOpaque(links, link(cur));
+            }
+            // CAS: the single claim of all n slots; fails iff any push or pop changed the head (tag).
+            if (Mem.casLong(h, Layout.FREE_HEAD_OFFSET, top, head((int) (top >>> 32) + 1, cur))) {
+                return n;
+            }
+            want = Math.max(1, want >>> 1);
+        }
+    }
+
+    /**
      * Pushes {@code n} slots owned by the caller, read as ints from {@code src} at {@code srcOffset},
      * {@code srcOffset + 4}, ..., with one CAS: the result is the same as {@code push(src[0])}, ...,
      * {@code push(src[n - 1])} (so {@code src[n - 1]} ends on top). The links between the batch are written

@@ -49,8 +49,12 @@ final class GlobalQueueScheduler implements Scheduler {
 
     @Override
     public void signalWork(int n, Lane lane) {
-        // the ring's occupancy: volatile loads of head and tail, a CAS only for a new peak
-        gauge.observe(Lane.DEFAULT, inject.size());
+        // Sampled (QueueDepthGauge.sample: the thread's own seed): the ring's occupancy reads its head, a line every
+        // pop writes, so looking on every submit cost a miss per task. Then volatile loads of head and tail, a CAS
+        // only for a new peak.
+        if (QueueDepthGauge.sample(n)) {
+            gauge.observe(Lane.DEFAULT, inject.size());
+        }
         // The ring push (tryPush / pushMany) was a seq_cst CAS: no fence needed before the rule's idle-mask load.
         // One rule application per call; for a batch the chained wakes in next() spread it to more workers.
         wake.signalWork();

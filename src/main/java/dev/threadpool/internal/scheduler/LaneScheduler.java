@@ -102,10 +102,12 @@ final class LaneScheduler implements Scheduler {
     @Override
     public void signalWork(int n, Lane lane) {
         if (lane == Lane.BLOCKING) {
-            gauge.observe(Lane.BLOCKING, blocking.size()); // the blocking ring's occupancy: two volatile loads
+            if (QueueDepthGauge.sample(n)) { // sampled, as the default lane's: the ring's head is the consumers' line
+                gauge.observe(Lane.BLOCKING, blocking.size()); // the blocking ring's occupancy: two volatile loads
+            }
             wakeBlocking(n);
         } else {
-            defaults.signalWork(n, lane); // observes the default lane's depth itself
+            defaults.signalWork(n, lane); // samples the default lane's depth itself
         }
     }
 

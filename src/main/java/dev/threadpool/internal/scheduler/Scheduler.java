@@ -39,7 +39,9 @@ import dev.threadpool.internal.stats.RecentErrors;
  *       parked worker could take]. A coalesced wake is counted against a search, not against the entry the
  *       searcher happens to take: the searcher may take another entry and block in it. See
  *       {@link WakeCoalescer}, "The pass-on rule".</li>
- *   <li>[{@link #signalWork} feeds the occupancy of the queue the entries went to into the lane's peak gauge];
+ *   <li>[{@link #signalWork} feeds the occupancy of the queue the entries went to into the lane's peak gauge
+ *       when {@code QueueDepthGauge.sample(n)} says so (about one entry in 64; the depth reads the consumers'
+ *       head line)];
  *       {@link #depth} counts every entry of a lane (racy by nature, never negative).</li>
  * </ul>
  *
@@ -89,7 +91,7 @@ interface Scheduler {
     int tryEnqueueMany(WorkerThread self, long[] entries, int from, int n, Lane lane);
 
     /**
-     * Called after {@code n} entries of {@code lane} were published: feeds the lane's depth gauge, then wakes
+     * Called after {@code n} entries of {@code lane} were published: feeds the lane's depth gauge (sampled), then wakes
      * parked workers that may take them, as the topology's policy says.
      */
     void signalWork(int n, Lane lane);

@@ -15,6 +15,7 @@ import java.util.function.IntConsumer;
  *
  * <pre>
  *   acquire:  acquireFast(self, submitter)   worker cache | submitter cache | freelist   (one pop)
+ *             acquireMany(self, submitter, ..) a batch: from the caller's cache, else one freelist CAS per chunk
  *   publish:  publish(idx, ...)              refs (plain), prepare, (gen, QUEUED) release store -> entry
  *   release:  releaseSlot(self, idx, ...)    worker cache, unless somebody waits for space -> freelist + signal
  *   flush:    flushWorkerCache(self)         a worker that runs out of work gives its cache back
@@ -118,6 +119,26 @@ final class Slots {
         }
         DescCache[] sc = submitterCaches;
         return submitter != NO_SUBMITTER && sc != null ? sc[submitter].pop() : table.acquire();
+    }
+
+    /**
+     * Up to {@code want} descriptors for a batch, their indices into {@code dst[0..n)}; returns {@code n}, 0 when
+     * none is free. A thread with a cache of its own takes them one by one from it; any other thread takes them
+     * with one freelist CAS for the whole chunk ({@link DescriptorTable#acquireMany}) instead of one per task.
+     */
+    int acquireMany(WorkerThread self, int submitter, long[] dst, int want) {
+        if (self == null && (submitter == NO_SUBMITTER || submitterCaches == null)) {
+            return table.acquireMany(dst, want);
+        }
+        int got = 0;
+        while (got < want) {
+            int idx = acquireFast(self, submitter);
+            if (idx < 0) {
+                break;
+            }
+            dst[got++] = idx;
+        }
+        return got;
     }
 
     /**

@@ -23,8 +23,8 @@ import java.util.function.BooleanSupplier;
  *   6. signal                 scheduler.signalWork(n, lane): depth sample, then the topology's wake rule
  * </pre>
  * The lane is derived from the flags once, in step 1's caller, and passed with the entry from then on
- * (Scheduler, "The lane"). A batch repeats 2 to 6 per chunk of {@link #BATCH_CHUNK}: one accept CAS and one
- * ring claim per chunk.
+ * (Scheduler, "The lane"). A batch repeats 2 to 6 per chunk of {@link #BATCH_CHUNK}: one freelist CAS (a thread
+ * without a descriptor cache), one accept CAS and one ring claim per chunk.
  *
  * <h2>Waiting for a descriptor on a worker</h2>
  * A worker never blocks for a descriptor while it could help: a detached UNBOUNDED submit runs the task
@@ -167,14 +167,9 @@ final class Submission {
         int i = from;
         while (i < to) {
             int want = Math.min(entries.length, to - i);
-            int got = 0;
-            while (got < want) {
-                int idx = slots.acquireFast(self, submitter);
-                if (idx < 0) {
-                    break;
-                }
-                entries[got++] = idx; // the slot index for now; replaced by its queue entry once published
-            }
+            // the slot indices for now (one freelist CAS for the chunk unless the caller has a cache); each is
+            // replaced by its queue entry once published
+            int got = slots.acquireMany(self, submitter, entries, want);
             if (got == 0) {
                 // Full: hand one task to the single path, which waits (or runs inline on a worker).
                 try {
@@ -365,7 +360,7 @@ final class Submission {
                         continue;
                     }
                 } else {
-                    loop.runNested(self, entry); // our own task: tryStart's CAS claims it as a pop would
+                    loop.runNested(self, entry); // our own task, never pushed: we hold it as a pop would
                     return;
                 }
             }

@@ -197,9 +197,12 @@ final class WorkStealingScheduler implements Scheduler {
 
     @Override
     public void signalWork(int n, Lane lane) {
-        // the inject ring's occupancy (volatile loads of head and tail; a CAS only for a new peak): local
-        // queues and LIFO slots are counted by the snapshots' depth()
-        gauge.observe(Lane.DEFAULT, inject.size());
+        // Sampled (QueueDepthGauge.sample: the thread's own seed), since the inject ring's head is a line every pop
+        // writes: the ring's occupancy (volatile loads of head and tail; a CAS only for a new peak). Local queues
+        // and LIFO slots are counted by the snapshots' depth().
+        if (QueueDepthGauge.sample(n)) {
+            gauge.observe(Lane.DEFAULT, inject.size());
+        }
         signalWork();
     }
 

@@ -17,7 +17,8 @@ import dev.threadpool.internal.stats.WorkerTimes;
  *
  * <pre>
  *   loop:     scheduler.next(self) -> runEntry | nothing: Idle.idle (spin, announce, park) -> again
- *   runEntry: tryStart CAS (gen, QUEUED) -> (gen, RUNNING), else drop the entry (stale / cancelled)
+ *   runEntry: tryStart (gen, QUEUED) -> (gen, RUNNING): a CAS if waitable, a release store if detached
+ *            (the pop already decided); else drop the entry (stale / cancelled)
  *             -> run, containing any Throwable -> clear the refs -> outcome:
  *                waitable: count, finishWaitable (keeps the failure), wake the awaiters
  *                detached: releaseSlot (cache or freelist), count RELEASED, then the outcome
@@ -131,7 +132,7 @@ final class WorkerLoop {
         if (Timestamps.COMPILED && timestamps) {
             startNanos = System.nanoTime();
             table.setStartNanos(idx, startNanos);
-            // submitNanos: plain, written before the publishing release store our tryStart CAS observed
+            // submitNanos: plain, written before the publishing release store our tryStart's acquire load observed
             waitHist.record(w, startNanos - table.submitNanos(idx));
         }
         Thread.interrupted(); // a task never inherits an interrupt aimed at an earlier one

@@ -5,14 +5,24 @@ import dev.threadpool.internal.memory.CacheLine;
 import dev.threadpool.internal.memory.Mem;
 import dev.threadpool.internal.memory.PoolMemory;
 import java.lang.foreign.MemorySegment;
+import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * Peak queue depth per lane: a monotonic max that producers feed after a push and snapshots feed with the
- * whole lane's depth.
+ * Peak queue depth per lane: a monotonic max that producers feed by sampling after a push, and snapshots feed
+ * with the whole lane's depth.
  *
- * <p>Cost to a producer: one opaque load of a read-mostly word and a compare; only a depth above the current
- * peak pays a CAS (a max loop that gives up as soon as somebody else stored a larger value). Once the peak has
- * settled the word's line stays shared in every producer's cache.
+ * <h2>Sampled, not per submit</h2>
+ * Reading a ring's depth means reading its head, a line every consumer's pop writes: one cache miss per
+ * submit if every submit looked. So a producer looks only when {@link #sample} says so: about one call in
+ * {@link #SAMPLE_PERIOD} (a push of {@code n} entries with probability {@code min(1, n / SAMPLE_PERIOD)}),
+ * decided by the calling thread's {@link ThreadLocalRandom} (a field of the thread itself: no shared word is
+ * read or written to decide). The peak is therefore a sampled peak: a backlog that lasts more than a few
+ * hundred submits is seen with near certainty, a spike of a few entries may not be; every snapshot feeds
+ * the exact depth of the moment, so {@code peak >= depth} holds in every snapshot.
+ *
+ * <p>Cost to a sampling producer: the depth's loads, one opaque load of a read-mostly word and a compare; only
+ * a depth above the current peak pays a CAS (a max loop that gives up as soon as somebody else stored a larger
+ * value). Once the peak has settled the word's line stays shared in every producer's cache.
  */
 public final class QueueDepthGauge {
     private static final Lane[] LANES = Lane.values();
@@ -37,6 +47,9 @@ public final class QueueDepthGauge {
         }
     }
 
+    /** A producer samples the depth about once per this many submitted entries (a power of two). */
+    public static final int SAMPLE_PERIOD = 64;
+
     private final MemorySegment seg;
 
     public QueueDepthGauge(PoolMemory memory) {
@@ -44,6 +57,15 @@ public final class QueueDepthGauge {
             throw new AssertionError("one line holds every lane's peak");
         }
         this.seg = memory.allocate("queue depth peaks", Layout.LENGTH);
+    }
+
+    /**
+     * Whether a producer that just pushed {@code n} entries should feed the depth now: always for
+     * {@code n >= SAMPLE_PERIOD}, else with probability {@code n / SAMPLE_PERIOD}. Reads and writes only the
+     * calling thread's random seed.
+     */
+    public static boolean sample(int n) {
+        return n >= SAMPLE_PERIOD || (ThreadLocalRandom.current().nextInt() & (SAMPLE_PERIOD - 1)) < n;
     }
 
     /** Raises lane {@code lane}'s peak to {@code depth} if it is higher; returns the peak afterwards. */

@@ -1,0 +1,105 @@
+package dev.threadpool.jmh;
+
+import dev.threadpool.PoolStats;
+import dev.threadpool.ThreadPool;
+import dev.threadpool.WaitGroup;
+import java.lang.management.ManagementFactory;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+
+/**
+ * CPU time per task of {@code flood_1m} (one external submitter, {@code submit(task, group)} on ours,
+ * {@code execute(countdownTask)} on the JDK pools), next to its throughput: on a box where the flood's threads
+ * outnumber the CPUs, the CPU a task costs (submit, run, spinning, wakes) is what sets throughput, and it is
+ * much steadier than the throughput itself when other processes share the box. Not a JMH benchmark: a main
+ * that runs {@code rounds} floods of every pool in turn, in one JVM, after {@code warmup} rounds each, and
+ * prints per pool the median over the rounds of: M tasks/s, process CPU ns per task, and (ours) parks and
+ * wakeups per 1000 tasks, and the submitting thread's own CPU per task over its submit loop (the flood's
+ * bottleneck: the submitter, entry 6 of PERFORMANCE_TRACKING).
+ *
+ * <pre>java -cp ... dev.threadpool.jmh.FloodCpu [rounds=7] [warmup=3] [pools=GLOBAL_QUEUE,WORK_STEALING,FJP,TPE_ABQ]</pre>
+ */
+public final class FloodCpu {
+    private static final int TASKS = 1_000_000;
+
+    private FloodCpu() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 7;
+        int warmup = args.length > 1 ? Integer.parseInt(args[1]) : 3;
+        String[] pools = (args.length > 2 ? args[2] : "GLOBAL_QUEUE,WORK_STEALING,FJP,TPE_ABQ").split(",");
+        int threads = Runtime.getRuntime().availableProcessors();
+        com.sun.management.OperatingSystemMXBean os =
+                (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+        List<double[]>[] samples = new List[pools.length];
+        ThreadPool[] ours = new ThreadPool[pools.length];
+        ExecutorService[] jdk = new ExecutorService[pools.length];
+        for (int p = 0; p < pools.length; p++) {
+            samples[p] = new ArrayList<>();
+            ours[p] = Pools.ours(pools[p], threads, Pools.FLOOD_QUEUE);
+            jdk[p] = ours[p] == null ? Pools.jdk(pools[p], threads, Pools.FLOOD_QUEUE) : null;
+        }
+        java.lang.management.ThreadMXBean threadCpu = ManagementFactory.getThreadMXBean();
+        WaitGroup group = new WaitGroup();
+        Countdown countdown = new Countdown();
+        Runnable noop = () -> { };
+        Runnable counted = countdown.task();
+        for (int r = 0; r < warmup + rounds; r++) {
+            for (int p = 0; p < pools.length; p++) {
+                PoolStats before = ours[p] != null ? ours[p].statsSnapshot() : null;
+                long cpu0 = os.getProcessCpuTime();
+                long sub0 = threadCpu.getCurrentThreadCpuTime();
+                long t0 = System.nanoTime();
+                long subCpu;
+                if (ours[p] != null) {
+                    ThreadPool pool = ours[p];
+                    for (int i = 0; i < TASKS; i++) {
+                        pool.submit(noop, group);
+                    }
+                    subCpu = threadCpu.getCurrentThreadCpuTime() - sub0;
+                    if (!group.await(Duration.ofSeconds(120))) {
+                        throw new IllegalStateException("flood did not finish: " + group.pending());
+                    }
+                } else {
+                    countdown.arm(TASKS);
+                    for (int i = 0; i < TASKS; i++) {
+                        jdk[p].execute(counted);
+                    }
+                    subCpu = threadCpu.getCurrentThreadCpuTime() - sub0;
+                    countdown.await(120);
+                }
+                long wall = System.nanoTime() - t0;
+                long cpu = os.getProcessCpuTime() - cpu0;
+                double parks = 0;
+                double wakes = 0;
+                if (before != null) {
+                    PoolStats after = ours[p].statsSnapshot();
+                    parks = (after.parks() - before.parks()) * 1000.0 / TASKS;
+                    wakes = (after.wakeups() - before.wakeups()) * 1000.0 / TASKS;
+                }
+                if (r >= warmup) {
+                    samples[p].add(new double[] {TASKS * 1e3 / wall, (double) cpu / TASKS, parks, wakes,
+                            (double) subCpu / TASKS});
+                }
+            }
+        }
+        System.out.printf("%-16s %10s %14s %16s %12s %12s   (medians of %d rounds)%n", "pool", "Mtasks/s",
+                "cpu ns/task", "submitter ns/task", "parks/1k", "wakeups/1k", rounds);
+        for (int p = 0; p < pools.length; p++) {
+            System.out.printf("%-16s %10.2f %14.0f %16.0f %12.2f %12.2f   submitter ns/task per round: %s%n", pools[p],
+                    median(samples[p], 0), median(samples[p], 1), median(samples[p], 4), median(samples[p], 2),
+                    median(samples[p], 3),
+                    Arrays.toString(samples[p].stream().mapToLong(s -> Math.round(s[4])).toArray()));
+            Pools.close(ours[p], jdk[p]);
+        }
+    }
+
+    private static double median(List<double[]> xs, int k) {
+        double[] v = xs.stream().mapToDouble(s -> s[k]).sorted().toArray();
+        return v.length == 0 ? Double.NaN : v[v.length / 2];
+    }
+}

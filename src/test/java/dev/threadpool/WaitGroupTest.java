@@ -1,0 +1,126 @@
+package dev.threadpool;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/** What {@link WaitGroup}'s javadoc promises, with its counters split over lines (added, striped done). */
+class WaitGroupTest {
+
+    @Test
+    void countsAddsAndDones() {
+        WaitGroup g = new WaitGroup();
+        assertEquals(0, g.pending());
+        g.add(3);
+        assertEquals(3, g.pending());
+        g.done();
+        assertEquals(2, g.pending());
+        g.add(-2);
+        assertEquals(0, g.pending());
+        assertEquals("WaitGroup[pending=0]", g.toString());
+    }
+
+    @Test
+    void awaitReturnsAtOnceAtZeroAndTimesOutWhilePending() throws InterruptedException {
+        WaitGroup g = new WaitGroup();
+        assertTrue(g.await(Duration.ZERO), "zero: at once");
+        g.await();
+        g.add(1);
+        assertFalse(g.await(Duration.ofMillis(20)), "one outstanding: the bounded wait gives up");
+        g.done();
+        assertTrue(g.await(Duration.ZERO));
+    }
+
+    @Test
+    void isReusableOnceBackAtZero() throws InterruptedException {
+        WaitGroup g = new WaitGroup();
+        for (int round = 0; round < 100; round++) {
+            g.add(2);
+            g.done();
+            assertFalse(g.await(Duration.ZERO), "round " + round + ": one still outstanding");
+            g.done();
+            assertTrue(g.await(TestSupport.WAIT), "round " + round);
+        }
+    }
+
+    @Test
+    void negativeAddBeyondTheCountIsRefusedAndChangesNothing() {
+        WaitGroup g = new WaitGroup();
+        g.add(2);
+        IllegalStateException e = assertThrows(IllegalStateException.class, () -> g.add(-3));
+        assertTrue(e.getMessage().contains("count=2") && e.getMessage().contains("delta=-3"), e.getMessage());
+        assertEquals(2, g.pending(), "the refused add changed nothing");
+    }
+
+    @Test
+    void oneDoneTooManyIsReportedByTheNextLook() {
+        WaitGroup g = new WaitGroup();
+        g.done(); // not detected here: that would cost every done a read of the added line
+        IllegalStateException p = assertThrows(IllegalStateException.class, g::pending);
+        assertTrue(p.getMessage().contains("count=-1"), p.getMessage());
+        assertThrows(IllegalStateException.class, () -> g.await(Duration.ZERO));
+        assertThrows(IllegalStateException.class, () -> g.add(-1));
+    }
+
+    @Test
+    void awaitRejectsBadTimeouts() {
+        WaitGroup g = new WaitGroup();
+        assertThrows(NullPointerException.class, () -> g.await(null));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> g.await(Duration.ofNanos(-1)));
+        assertTrue(e.getMessage().contains("timeout"), e.getMessage());
+    }
+
+    /** Many threads (so several done stripes) end the tasks; waiters parked meanwhile all wake, none early. */
+    @Test
+    void donesFromManyThreadsWakeEveryWaiterAtZeroOnly() throws Exception {
+        final int threads = 8;
+        final int perThread = 20_000;
+        WaitGroup g = new WaitGroup();
+        g.add(threads * perThread);
+        AtomicInteger ended = new AtomicInteger();
+        CountDownLatch waitersIn = new CountDownLatch(3);
+        Thread[] waiters = new Thread[3];
+        int[] seenAtReturn = new int[3];
+        boolean[] returned = new boolean[3];
+        for (int w = 0; w < waiters.length; w++) {
+            final int k = w;
+            waiters[w] = new Thread(() -> {
+                waitersIn.countDown();
+                try {
+                    returned[k] = g.await(TestSupport.WAIT);
+                    seenAtReturn[k] = ended.get();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }, "waiter-" + w);
+            waiters[w].start();
+        }
+        assertTrue(waitersIn.await(TestSupport.WAIT.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS));
+        Thread[] enders = new Thread[threads];
+        for (int t = 0; t < threads; t++) {
+            enders[t] = new Thread(() -> {
+                for (int i = 0; i < perThread; i++) {
+                    ended.incrementAndGet(); // the task's effect, before its done
+                    g.done();
+                }
+            }, "ender-" + t);
+            enders[t].start();
+        }
+        for (Thread t : enders) {
+            t.join(TestSupport.WAIT.toMillis());
+        }
+        for (int w = 0; w < waiters.length; w++) {
+            waiters[w].join(TestSupport.WAIT.toMillis());
+            assertTrue(returned[w], "waiter " + w + " was woken");
+            assertEquals(threads * perThread, seenAtReturn[w], "waiter " + w + " saw every task's effect");
+        }
+        assertEquals(0, g.pending());
+    }
+}
