@@ -9,20 +9,41 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.Locale;
 import java.util.SplittableRandom;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.ForkJoinTask;
+import java.util.concurrent.RecursiveAction;
+import java.util.concurrent.TimeUnit;
 
 /**
- * An order-book style fan-out on busy-spinning workers: each batch of incoming orders is partitioned by
- * symbol shard; one task per shard matches its orders against its own books (single writer per book, so no
- * locks), and a WaitGroup barrier ends the batch. {@link IdleStrategy#BUSY_SPIN} keeps the workers hot
- * between batches (they never park: give them dedicated cores). Checks the fills against a serial replay.
+ * An order-book style fan-out, run on this pool and on a {@link ForkJoinPool} of the same parallelism: each
+ * batch of incoming orders is partitioned by symbol shard; one task per shard matches its orders against its
+ * own books (single writer per book, so no locks), and the batch ends when every shard task has. Each side
+ * keeps its own books and draws the same orders (same seed, same batches); both are checked against a serial
+ * replay, and the batch latencies (fan-out to last fill) are printed side by side.
  *
- * <pre>mvn -q validate test-compile exec:exec@example -Dexample=OrderBookFanout -Dexample.args="2000 1024"</pre>
- * Arguments: batches (2000), orders per batch (1024).
+ * <p>Our side runs {@link IdleStrategy#BUSY_SPIN} workers on {@code GLOBAL_QUEUE}: they never park, so a
+ * batch never waits for a wake-up (give them dedicated cores; on a machine with fewer cores than workers
+ * plus the feeding thread they take the feeder's core). ForkJoinPool has no such setting; its side is what a
+ * user of it writes: one {@link RecursiveAction} per shard, made once and reinitialized every batch, under a
+ * root action that {@code invokeAll}s them, run with {@link ForkJoinPool#invoke}.
+ *
+ * <p>How it is measured: the sides take turns in rounds of {@value #ROUND} recorded batches, the first side
+ * swapped every round, so machine drift falls on both alike. Each turn starts that side's pool, runs
+ * {@value #SETTLE} unrecorded batches (threads up and hot), then the recorded ones, then closes the pool:
+ * busy-spinning workers would otherwise eat the other side's cores during its turn. Before the rounds, one
+ * unrecorded turn of {@code warmup} batches per side warms the JIT.
+ *
+ * <pre>mvn -q validate test-compile exec:exec@example -Dexample=OrderBookFanout -Dexample.args="2000 1024 500"</pre>
+ * Arguments: recorded batches per side (2000), orders per batch (1024), warm-up batches per side (500).
  */
 public final class OrderBookFanout {
     private static final int SHARDS = 16;
     private static final int SYMBOLS_PER_SHARD = 8;
     private static final int LEVELS = 64;
+    /** Recorded batches in one turn of one side. */
+    static final int ROUND = 250;
+    /** Unrecorded batches at the start of every turn, after the side's pool started. */
+    static final int SETTLE = 20;
 
     private OrderBookFanout() {}
 
@@ -70,64 +91,220 @@ public final class OrderBookFanout {
         }
     }
 
+    /** The order stream: the same seed gives every side the same batches in the same order. */
+    static final class Orders {
+        private final SplittableRandom rnd = new SplittableRandom(42);
+        private final int perBatch;
+
+        Orders(int perBatch) {
+            this.perBatch = perBatch;
+        }
+
+        /** Writes the next batch into the shards' order arrays, each order to its symbol's shard. */
+        void next(Shard[] shards) {
+            for (Shard s : shards) {
+                s.count = 0;
+            }
+            for (int i = 0; i < perBatch; i++) {
+                int shard = rnd.nextInt(SHARDS);
+                long order = ((long) rnd.nextInt(SYMBOLS_PER_SHARD) << 48) | ((long) rnd.nextInt(2) << 40)
+                        | ((long) rnd.nextInt(LEVELS) << 32) | (1 + rnd.nextInt(100));
+                shards[shard].orders[shards[shard].count++] = order;
+            }
+        }
+    }
+
+    /** One side: its books, its order stream, and a pool that is started for each turn. */
+    abstract static class Side {
+        final Shard[] shards = new Shard[SHARDS];
+        final Orders orders;
+        final int threads;
+        int batchNo;
+
+        Side(int threads, int perBatch) {
+            this.threads = threads;
+            this.orders = new Orders(perBatch);
+            for (int s = 0; s < SHARDS; s++) {
+                shards[s] = new Shard(perBatch);
+            }
+        }
+
+        abstract void open();
+
+        /** Matches the current batch on every shard; returns when all shards are done. */
+        abstract void match() throws InterruptedException;
+
+        abstract void close() throws InterruptedException;
+
+        /** A turn: open, {@code settle} unrecorded batches, {@code n} batches recorded from {@code at}, close. */
+        void turn(int settle, int n, long[] nanos, int at) throws InterruptedException {
+            open();
+            try {
+                for (int b = 0; b < settle + n; b++) {
+                    orders.next(shards); // outside the timed region
+                    long t0 = System.nanoTime();
+                    match();
+                    long t = System.nanoTime() - t0;
+                    batchNo++;
+                    if (b >= settle && nanos != null) {
+                        nanos[at + b - settle] = t;
+                    }
+                }
+            } finally {
+                close();
+            }
+        }
+    }
+
+    static final class Ours extends Side {
+        final Runnable[] tasks = new Runnable[SHARDS];
+        final WaitGroup batch = new WaitGroup();
+        ThreadPool pool;
+        long completed;
+
+        Ours(int threads, int perBatch) {
+            super(threads, perBatch);
+            for (int s = 0; s < SHARDS; s++) {
+                tasks[s] = shards[s]::matchAll; // made once: a batch allocates nothing per task
+            }
+        }
+
+        @Override
+        void open() {
+            pool = ThreadPool.create(PoolConfig.builder().maxThreads(threads).queueCapacity(64)
+                    .schedulerVariant(SchedulerVariant.GLOBAL_QUEUE).idleStrategy(IdleStrategy.BUSY_SPIN)
+                    .threadNamePrefix("book-").build());
+        }
+
+        @Override
+        void match() throws InterruptedException {
+            for (Runnable t : tasks) {
+                pool.submit(t, batch); // submit happens-before the task reads the shard's orders
+            }
+            Args.check(batch.await(Duration.ofSeconds(30)), "batch " + batchNo + " matched");
+        }
+
+        @Override
+        void close() {
+            pool.close();
+            completed += pool.statsSnapshot().completed();
+        }
+    }
+
+    static final class Fjp extends Side {
+        final ShardTask[] tasks = new ShardTask[SHARDS];
+        final Batch root = new Batch(tasks);
+        ForkJoinPool pool;
+
+        static final class ShardTask extends RecursiveAction {
+            private static final long serialVersionUID = 1L;
+            final transient Shard shard;
+
+            ShardTask(Shard shard) {
+                this.shard = shard;
+            }
+
+            @Override
+            protected void compute() {
+                shard.matchAll();
+            }
+        }
+
+        static final class Batch extends RecursiveAction {
+            private static final long serialVersionUID = 1L;
+            final ShardTask[] tasks;
+
+            Batch(ShardTask[] tasks) {
+                this.tasks = tasks;
+            }
+
+            @Override
+            protected void compute() {
+                invokeAll(tasks);
+            }
+        }
+
+        Fjp(int threads, int perBatch) {
+            super(threads, perBatch);
+            for (int s = 0; s < SHARDS; s++) {
+                tasks[s] = new ShardTask(shards[s]);
+            }
+        }
+
+        @Override
+        void open() {
+            pool = new ForkJoinPool(threads);
+        }
+
+        @Override
+        void match() {
+            for (ShardTask t : tasks) {
+                t.reinitialize(); // a ForkJoinTask runs once per initialisation; reuse instead of allocating
+            }
+            root.reinitialize();
+            pool.invoke(root); // invoke happens-before the tasks read the shards' orders
+        }
+
+        @Override
+        void close() throws InterruptedException {
+            pool.shutdown();
+            Args.check(pool.awaitTermination(30, TimeUnit.SECONDS), "ForkJoinPool terminated");
+        }
+    }
+
     public static void main(String[] args) throws Exception {
         int batches = Args.intArg(args, 0, "batches", 2000);
         int perBatch = Args.intArg(args, 1, "ordersPerBatch", 1024);
+        int warmup = Args.intArg(args, 2, "warmup", 500);
         int threads = Math.max(2, Math.min(Runtime.getRuntime().availableProcessors() - 1, 4));
 
-        Shard[] shards = new Shard[SHARDS];
+        Ours ours = new Ours(threads, perBatch);
+        Fjp fjp = new Fjp(threads, perBatch);
+        long[] oursNanos = new long[batches];
+        long[] fjpNanos = new long[batches];
+        ours.turn(0, warmup, null, 0);
+        fjp.turn(0, warmup, null, 0);
+        int rounds = 0;
+        for (int at = 0; at < batches; at += ROUND, rounds++) {
+            int n = Math.min(ROUND, batches - at);
+            Side first = (rounds & 1) == 0 ? ours : fjp;
+            Side second = first == ours ? fjp : ours;
+            first.turn(SETTLE, n, first == ours ? oursNanos : fjpNanos, at);
+            second.turn(SETTLE, n, second == ours ? oursNanos : fjpNanos, at);
+        }
+        Args.check(ours.completed == (long) ours.batchNo * SHARDS, "every shard task ran once: " + ours.completed);
+
         Shard[] replay = new Shard[SHARDS];
         for (int s = 0; s < SHARDS; s++) {
-            shards[s] = new Shard(perBatch);
             replay[s] = new Shard(perBatch);
         }
-        Runnable[] tasks = new Runnable[SHARDS];
-        for (int s = 0; s < SHARDS; s++) {
-            Shard shard = shards[s];
-            tasks[s] = shard::matchAll;
-        }
-        SplittableRandom rnd = new SplittableRandom(42);
-        long[] batchNanos = new long[batches];
-        try (ThreadPool pool = ThreadPool.create(PoolConfig.builder().maxThreads(threads).queueCapacity(64)
-                .schedulerVariant(SchedulerVariant.GLOBAL_QUEUE).idleStrategy(IdleStrategy.BUSY_SPIN)
-                .threadNamePrefix("book-").build())) {
-            WaitGroup batch = new WaitGroup();
-            for (int b = 0; b < batches; b++) {
-                for (Shard s : shards) {
-                    s.count = 0;
-                }
-                for (int i = 0; i < perBatch; i++) {
-                    int shard = rnd.nextInt(SHARDS);
-                    long order = ((long) rnd.nextInt(SYMBOLS_PER_SHARD) << 48) | ((long) rnd.nextInt(2) << 40)
-                            | ((long) rnd.nextInt(LEVELS) << 32) | (1 + rnd.nextInt(100));
-                    shards[shard].orders[shards[shard].count++] = order;
-                }
-                long t0 = System.nanoTime();
-                for (Runnable t : tasks) {
-                    pool.submit(t, batch); // submit happens-before the task reads the shard's orders
-                }
-                Args.check(batch.await(Duration.ofSeconds(30)), "batch " + b + " matched");
-                batchNanos[b] = System.nanoTime() - t0;
-                for (int s = 0; s < SHARDS; s++) { // the serial replay, for the check
-                    System.arraycopy(shards[s].orders, 0, replay[s].orders, 0, shards[s].count);
-                    replay[s].count = shards[s].count;
-                    replay[s].matchAll();
-                }
+        Orders replayOrders = new Orders(perBatch);
+        for (int b = 0; b < ours.batchNo; b++) {
+            replayOrders.next(replay);
+            for (Shard s : replay) {
+                s.matchAll();
             }
         }
         long filled = 0;
-        for (int s = 0; s < SHARDS; s++) {
-            Args.check(shards[s].filled == replay[s].filled && Arrays.equals(shards[s].bids, replay[s].bids)
-                    && Arrays.equals(shards[s].asks, replay[s].asks), "shard " + s + " equals the serial replay");
-            filled += shards[s].filled;
+        for (Side side : new Side[] {ours, fjp}) {
+            Args.check(side.batchNo == ours.batchNo, "both sides matched the same batches");
+            for (int s = 0; s < SHARDS; s++) {
+                Shard a = side.shards[s];
+                Shard r = replay[s];
+                Args.check(a.filled == r.filled && Arrays.equals(a.bids, r.bids) && Arrays.equals(a.asks, r.asks),
+                        (side == ours ? "our" : "ForkJoinPool") + " shard " + s + " equals the serial replay");
+            }
         }
-        long[] sorted = batchNanos.clone();
-        Arrays.sort(sorted);
-        System.out.printf(Locale.ROOT, "OrderBookFanout: %d batches x %d orders, %d shards, %d BUSY_SPIN workers%n",
-                batches, perBatch, SHARDS, threads);
-        System.out.printf(Locale.ROOT, "  batch latency us: p50 %.1f  p99 %.1f  max %.1f; filled %,d lots%n",
-                Args.percentileMicros(sorted, 0.5), Args.percentileMicros(sorted, 0.99),
-                sorted[sorted.length - 1] / 1_000.0, filled);
-        System.out.println("  books equal the serial replay: OK");
+        for (Shard s : replay) {
+            filled += s.filled;
+        }
+        System.out.printf(Locale.ROOT, "OrderBookFanout: %,d orders per batch, %d shards, %d workers on each side"
+                + " (ours BUSY_SPIN)%n", perBatch, SHARDS, threads);
+        System.out.printf(Locale.ROOT, "  %d warm-up batches per side, then %d recorded batches per side in %d"
+                + " alternating turns (%d unrecorded batches at each turn's start)%n", warmup, batches, rounds,
+                SETTLE);
+        System.out.print(SideBySide.table("batch latency (us)", oursNanos, fjpNanos));
+        System.out.printf(Locale.ROOT, "  filled %,d lots per side; books equal the serial replay on both sides: OK%n",
+                filled);
     }
 }

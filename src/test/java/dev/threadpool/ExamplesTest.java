@@ -41,14 +41,16 @@ class ExamplesTest {
 
     @Test
     void gameLoop() throws Exception {
-        String out = capture(GameLoop::main, "30", "16", "5000");
-        assertTrue(out.contains("frame time us: p50") && out.contains("matches the serial run: OK"), out);
+        String out = capture(GameLoop::main, "30", "16", "5000", "20");
+        assertTrue(out.contains("frame time (us)") && out.contains("ForkJoinPool")
+                && out.contains("matches the serial run on both sides: OK"), out);
     }
 
     @Test
     void orderBookFanout() throws Exception {
-        String out = capture(OrderBookFanout::main, "50", "256");
-        assertTrue(out.contains("equal the serial replay: OK"), out);
+        String out = capture(OrderBookFanout::main, "300", "256", "20");
+        assertTrue(out.contains("batch latency (us)") && out.contains("ForkJoinPool")
+                && out.contains("books equal the serial replay on both sides: OK"), out);
     }
 
     @Test

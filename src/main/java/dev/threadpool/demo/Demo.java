@@ -11,6 +11,9 @@ import dev.threadpool.WorkerStats;
 import dev.threadpool.internal.os.Platform;
 import java.time.Duration;
 import java.util.Locale;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 
@@ -20,10 +23,13 @@ import java.util.concurrent.atomic.AtomicLongArray;
  *   <li>a flood of one million small tasks (single submits and batches), every one counted;</li>
  *   <li>a divide-and-conquer sum over 2^24 elements with leaves of 4096 (seed 002's wsum), checked against
  *       the serial loop;</li>
- *   <li>seed 002's wsum on a WORK_STEALING pool and on ForkJoinPool ({@link Wsum});</li>
+ *   <li>seed 002's wsum on a WORK_STEALING pool ({@link Wsum});</li>
  *   <li>a task that throws, awaited through its handle;</li>
  * </ol>
  * then prints the stats and the memory accounting before and after close. Exits 1 if any check fails.
+ * Each of the first three runs the same work on a {@link ForkJoinPool} of the same parallelism and prints
+ * both sides warm ({@link Compare}: a cold first round, labelled so, then warm-up rounds, then the best of
+ * N, the sides alternating), so the figures are the pool's steady speed, not the JIT's first pass.
  *
  * <pre>mvn -q -DskipTests package exec:exec@demo</pre>
  */
@@ -45,17 +51,19 @@ public final class Demo {
         System.out.println(config);
         boolean ok = true;
         ThreadPool pool = ThreadPool.create(config);
+        ForkJoinPool fj = new ForkJoinPool(threads); // the peer of every comparison, same parallelism
         try {
             printMemory("at create", pool);
             ok &= Progress.during("flood", () -> String.format(Locale.ROOT, "%,d tasks done",
-                    pool.statsSnapshot().completed()), () -> flood(pool));
-            ok &= divideAndConquer(pool, threads);
+                    pool.statsSnapshot().completed()), () -> flood(pool, fj));
+            ok &= divideAndConquer(pool, fj, threads);
             ok &= Wsum.run(threads); // the same wsum on WORK_STEALING and on ForkJoinPool (docs/WSUM.md)
             ok &= failureIsContained(pool);
             ok &= LaneDemo.run(1); // mixed CPU + blocking workload on every variant; the watchdog at work
             printStats(pool.statsSnapshot());
             StatsPrinter.print(pool.statsSnapshot(), ThreadPool.processMemory()); // docs/OBSERVABILITY.md
         } finally {
+            fj.shutdown();
             pool.close();
         }
         PoolStats fin = pool.statsSnapshot();
@@ -71,20 +79,28 @@ public final class Demo {
         System.exit(ok ? 0 : 1);
     }
 
-    /** One million tiny tasks: half one by one, half in batches of 256. */
-    private static boolean flood(ThreadPool pool) throws InterruptedException {
+    /** One million tiny tasks, here and on ForkJoinPool, warm (see {@link Compare}). */
+    private static boolean flood(ThreadPool pool, ForkJoinPool fj) throws Exception {
         System.out.println();
-        System.out.println("1. flood: " + FLOOD_TASKS + " small tasks");
+        System.out.printf(Locale.ROOT, "1. flood: %,d small tasks per round (half one by one, half in batches of"
+                + " 256; ForkJoinPool: execute each), every one counted%n", FLOOD_TASKS);
+        Compare.Result r = Compare.run("   ", () -> floodOurs(pool), () -> floodFjp(fj));
+        System.out.printf(Locale.ROOT, "   warm best: thread-pool %,.0f tasks/s, ForkJoinPool %,.0f tasks/s; sums %s%n",
+                FLOOD_TASKS / (r.oursBestNanos() / 1e9), FLOOD_TASKS / (r.fjpBestNanos() / 1e9),
+                r.ok() ? "match in every round on both sides" : "WRONG");
+        return r.ok();
+    }
+
+    private static final long FLOOD_SUM = (long) FLOOD_TASKS * (FLOOD_TASKS - 1) / 2;
+
+    /** One round on this pool: half one by one, half in batches of 256; true when every task ran once. */
+    private static boolean floodOurs(ThreadPool pool) throws InterruptedException {
         AtomicLong sum = new AtomicLong();
         WaitGroup wg = new WaitGroup();
-        long t0 = System.nanoTime();
         int half = FLOOD_TASKS / 2;
         for (int i = 0; i < half; i++) {
             long v = i;
             pool.submit(() -> sum.addAndGet(v), wg);
-            if ((i + 1) % 250_000 == 0) {
-                System.out.printf(Locale.ROOT, "   submitted %,d%n", i + 1);
-            }
         }
         Runnable[] batch = new Runnable[256];
         for (int i = half; i < FLOOD_TASKS; i += batch.length) {
@@ -102,20 +118,38 @@ public final class Demo {
                 System.out.println("   batch accepted only " + accepted + " of " + n);
                 return false;
             }
-            if ((i + n) % 250_000 == 0) {
-                System.out.printf(Locale.ROOT, "   submitted %,d%n", i + n);
-            }
         }
         if (!wg.await(Duration.ofMinutes(2))) {
             System.out.println("   flood did not finish within 2 minutes");
             return false;
         }
-        double secs = (System.nanoTime() - t0) / 1e9;
-        long expect = (long) FLOOD_TASKS * (FLOOD_TASKS - 1) / 2;
-        boolean ok = sum.get() == expect;
-        System.out.printf(Locale.ROOT, "   %,d tasks in %.2f s (%,.0f tasks/s); sum %s%n", FLOOD_TASKS, secs,
-                FLOOD_TASKS / secs, ok ? "matches" : "WRONG: " + sum.get() + " != " + expect);
-        return ok;
+        return checkFlood("thread-pool", sum.get());
+    }
+
+    /** One round on ForkJoinPool: execute every task, a latch counts them; true when every task ran once. */
+    private static boolean floodFjp(ForkJoinPool fj) throws InterruptedException {
+        AtomicLong sum = new AtomicLong();
+        CountDownLatch done = new CountDownLatch(FLOOD_TASKS);
+        for (int i = 0; i < FLOOD_TASKS; i++) {
+            long v = i;
+            fj.execute(() -> {
+                sum.addAndGet(v);
+                done.countDown();
+            });
+        }
+        if (!done.await(2, TimeUnit.MINUTES)) {
+            System.out.println("   ForkJoinPool flood did not finish within 2 minutes");
+            return false;
+        }
+        return checkFlood("ForkJoinPool", sum.get());
+    }
+
+    private static boolean checkFlood(String side, long sum) {
+        if (sum != FLOOD_SUM) {
+            System.out.println("   " + side + " flood sum WRONG: " + sum + " != " + FLOOD_SUM);
+            return false;
+        }
+        return true;
     }
 
     /** The mixing function of seed 002's wsum: every element contributes a scrambled value. */
@@ -128,51 +162,54 @@ public final class Demo {
         return x;
     }
 
-    /** Split [lo, hi): submit the right half, keep the left; leaves of 4096 are summed serially. */
-    private record Sum(ThreadPool pool, WaitGroup wg, AtomicLong total, AtomicLongArray leavesPerWorker,
-            long lo, long hi) implements Runnable {
-        @Override
-        public void run() {
-            long l = lo;
-            long h = hi;
-            while (h - l > LEAF) {
-                long mid = (l + h) >>> 1;
-                pool.submit(new Sum(pool, wg, total, leavesPerWorker, mid, h), wg);
-                h = mid;
-            }
-            long s = 0;
-            for (long i = l; i < h; i++) {
-                s += mix(i);
-            }
-            total.addAndGet(s);
-            leavesPerWorker.incrementAndGet(Math.max(0, pool.currentWorkerIndex()));
+    /** One divide-and-conquer sum: where the leaves' sums go, and who summed how many leaves. */
+    private record SumJob(ThreadPool pool, WaitGroup wg, AtomicLong total, AtomicLongArray leavesPerWorker) {}
+
+    /**
+     * The recursion's body, the one place to change when the split moves to another API: split
+     * {@code [lo, hi)} in halves down to leaves of {@link #LEAF}. Today: submit the right half (counted by the
+     * job's WaitGroup), keep the left.
+     */
+    private static void split(SumJob job, long lo, long hi) {
+        long h = hi;
+        while (h - lo > LEAF) {
+            long mid = (lo + h) >>> 1;
+            long right = h;
+            job.pool().submit(() -> split(job, mid, right), job.wg());
+            h = mid;
         }
+        leaf(job, lo, h);
     }
 
-    private static boolean divideAndConquer(ThreadPool pool, int threads) throws InterruptedException {
+    /** A leaf: the serial sum of mix(i) over {@code [lo, hi)}, added to the total. */
+    private static void leaf(SumJob job, long lo, long hi) {
+        long s = 0;
+        for (long i = lo; i < hi; i++) {
+            s += mix(i);
+        }
+        job.total().addAndGet(s);
+        job.leavesPerWorker().incrementAndGet(Math.max(0, job.pool().currentWorkerIndex()));
+    }
+
+    private static boolean divideAndConquer(ThreadPool pool, ForkJoinPool fj, int threads) throws Exception {
         System.out.println();
-        System.out.println("2. divide and conquer: sum of mix(i) over 2^24 elements, leaves of " + LEAF);
-        long serialStart = System.nanoTime();
-        long expect = 0;
-        for (long i = 0; i < SUM_ELEMENTS; i++) {
-            expect += mix(i);
-        }
-        double serialMs = (System.nanoTime() - serialStart) / 1e6;
-        AtomicLong total = new AtomicLong();
-        AtomicLongArray leaves = new AtomicLongArray(threads);
-        WaitGroup wg = new WaitGroup();
-        long t0 = System.nanoTime();
-        pool.submit(new Sum(pool, wg, total, leaves, 0, SUM_ELEMENTS), wg);
-        if (!wg.await(Duration.ofMinutes(2))) {
-            System.out.println("   did not finish within 2 minutes");
-            return false;
-        }
-        double ms = (System.nanoTime() - t0) / 1e6;
-        boolean ok = total.get() == expect;
-        System.out.printf(Locale.ROOT, "   pool %.1f ms, serial loop %.1f ms; sum %s%n", ms, serialMs,
-                ok ? "matches serial" : "WRONG");
+        System.out.println("2. divide and conquer: sum of mix(i) over 2^24 elements, leaves of " + LEAF
+                + " (ForkJoinPool: the same split as a RecursiveTask)");
+        long expected = Compare.serialSum("   ", SUM_ELEMENTS);
+        AtomicLongArray[] lastLeaves = new AtomicLongArray[1];
+        boolean ok = Compare.run("   ", () -> {
+            SumJob job = new SumJob(pool, new WaitGroup(), new AtomicLong(), new AtomicLongArray(threads));
+            pool.submit(() -> split(job, 0, SUM_ELEMENTS), job.wg());
+            if (!job.wg().await(Duration.ofMinutes(2))) {
+                System.out.println("   did not finish within 2 minutes");
+                return false;
+            }
+            lastLeaves[0] = job.leavesPerWorker();
+            return job.total().get() == expected;
+        }, () -> fj.invoke(new Wsum.FjSum(0, SUM_ELEMENTS)) == expected).ok();
+        System.out.println("   sum " + (ok ? "matches the serial loop in every round on both sides" : "WRONG"));
         for (int w = 0; w < threads; w++) {
-            System.out.printf(Locale.ROOT, "   w%-2d leaves %6d%n", w, leaves.get(w));
+            System.out.printf(Locale.ROOT, "   w%-2d leaves %6d (last round)%n", w, lastLeaves[0].get(w));
         }
         return ok;
     }

@@ -24,105 +24,86 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * right halves. The total is checked against the serial loop. Printed per worker: the leaves it summed and
  * the nodes it ran that another worker had submitted (that is, stole: from a peer's queue or LIFO slot, or
  * from the inject ring for the root). The pool's own steal counter is printed too. The ForkJoinPool run uses
- * a {@link RecursiveTask} with the same split (fork the right half, compute the left, join).
+ * a {@link RecursiveTask} with the same split (fork the right half, compute the left, join). Both run warm
+ * ({@link Compare}: a cold round, warm-up rounds, then the best of N, the sides alternating).
  *
  * <pre>java --enable-native-access=ALL-UNNAMED -cp target/classes dev.threadpool.demo.Wsum [threads]</pre>
  */
 public final class Wsum {
     static final long ELEMENTS = 1L << 24;
     static final long LEAF = 4096;
-    private static final int ROUNDS = 3;
 
     private Wsum() {}
 
-    public static void main(String[] args) throws InterruptedException {
+    public static void main(String[] args) throws Exception {
         int threads = args.length > 0 ? Integer.parseInt(args[0])
                 : Math.max(2, Math.min(Runtime.getRuntime().availableProcessors(), 8));
         System.exit(run(threads) ? 0 : 1);
     }
 
-    /** Runs wsum on WORK_STEALING and on ForkJoinPool with {@code threads} workers; true when both sums match. */
-    public static boolean run(int threads) throws InterruptedException {
+    /**
+     * Runs wsum on WORK_STEALING and on ForkJoinPool with {@code threads} workers, warm ({@link Compare});
+     * true when every round's sum and leaf count match.
+     */
+    public static boolean run(int threads) throws Exception {
         System.out.println();
         System.out.printf(Locale.ROOT, "wsum: sum of mix(i) over 2^%d elements, leaves of %d, %d workers,"
-                + " WORK_STEALING vs ForkJoinPool (best of %d)%n", Long.numberOfTrailingZeros(ELEMENTS), LEAF,
-                threads, ROUNDS);
-        long t0 = System.nanoTime();
-        long expect = 0;
-        for (long i = 0; i < ELEMENTS; i++) {
-            expect += Demo.mix(i);
-        }
-        System.out.printf(Locale.ROOT, "   serial loop     %8.1f ms%n", (System.nanoTime() - t0) / 1e6);
+                + " WORK_STEALING vs ForkJoinPool%n", Long.numberOfTrailingZeros(ELEMENTS), LEAF, threads);
+        long expected = Compare.serialSum("   ", ELEMENTS);
 
-        boolean ok = true;
         ThreadPool pool = ThreadPool.create(PoolConfig.builder().maxThreads(threads).queueCapacity(4096)
                 .schedulerVariant(SchedulerVariant.WORK_STEALING).build());
+        ForkJoinPool fj = new ForkJoinPool(threads);
         try {
-            double best = Double.MAX_VALUE;
-            AtomicLongArray leaves = null;
-            AtomicLongArray stolen = null;
-            long stealsBefore = pool.statsSnapshot().steals();
-            long steals = 0;
-            for (int r = 0; r < ROUNDS; r++) {
+            AtomicLongArray[] last = new AtomicLongArray[2]; // leaves, stolen nodes: the last round's
+            long[] steals = new long[2]; // ours, FJP: the last round's
+            boolean ok = Compare.run("   ", () -> {
                 AtomicLong total = new AtomicLong();
-                leaves = new AtomicLongArray(threads);
-                stolen = new AtomicLongArray(threads);
+                AtomicLongArray leaves = new AtomicLongArray(threads);
+                AtomicLongArray stolen = new AtomicLongArray(threads);
                 WaitGroup wg = new WaitGroup();
-                long s = System.nanoTime();
+                long before = pool.statsSnapshot().steals();
                 pool.submit(new Node(pool, wg, total, leaves, stolen, -1, 0, ELEMENTS), wg);
                 if (!wg.await(Duration.ofMinutes(2))) {
                     System.out.println("   WORK_STEALING did not finish within 2 minutes");
                     return false;
                 }
-                best = Math.min(best, (System.nanoTime() - s) / 1e6);
-                if (total.get() != expect) {
-                    System.out.println("   WORK_STEALING sum WRONG: " + total.get() + " != " + expect);
-                    ok = false;
+                steals[0] = pool.statsSnapshot().steals() - before;
+                last[0] = leaves;
+                last[1] = stolen;
+                long leafSum = 0;
+                for (int w = 0; w < threads; w++) {
+                    leafSum += leaves.get(w);
                 }
-                long now = pool.statsSnapshot().steals();
-                steals = now - stealsBefore;
-                stealsBefore = now;
-            }
-            System.out.printf(Locale.ROOT, "   WORK_STEALING   %8.1f ms; sum %s; pool steals (last round) %d%n",
-                    best, ok ? "matches serial" : "WRONG", steals);
-            long leafSum = 0;
+                boolean good = total.get() == expected && leafSum == ELEMENTS / LEAF;
+                if (!good) {
+                    System.out.println("   WORK_STEALING WRONG: sum " + total.get() + " (expected " + expected
+                            + "), leaves " + leafSum + " (expected " + ELEMENTS / LEAF + ")");
+                }
+                return good;
+            }, () -> {
+                long before = fj.getStealCount();
+                long sum = fj.invoke(new FjSum(0, ELEMENTS));
+                steals[1] = fj.getStealCount() - before;
+                if (sum != expected) {
+                    System.out.println("   ForkJoinPool sum WRONG: " + sum + " != " + expected);
+                }
+                return sum == expected;
+            }).ok();
+            System.out.printf(Locale.ROOT, "   sums %s; last round: pool steals %d, ForkJoinPool steals %d%n",
+                    ok ? "match serial in every round on both sides" : "WRONG", steals[0], steals[1]);
             for (int w = 0; w < threads; w++) {
-                System.out.printf(Locale.ROOT, "     w%-2d leaves %6d  stolen nodes %5d%n", w, leaves.get(w),
-                        stolen.get(w));
-                leafSum += leaves.get(w);
-            }
-            if (leafSum != ELEMENTS / LEAF) {
-                System.out.println("   leaf count WRONG: " + leafSum + " != " + ELEMENTS / LEAF);
-                ok = false;
+                System.out.printf(Locale.ROOT, "     w%-2d leaves %6d  stolen nodes %5d%n", w, last[0].get(w),
+                        last[1].get(w));
             }
             PoolStats st = pool.statsSnapshot();
-            System.out.printf(Locale.ROOT, "     tasks %,d  inline runs %,d  parks %,d%n", st.submitted(),
+            System.out.printf(Locale.ROOT, "     all rounds: tasks %,d  inline runs %,d  parks %,d%n", st.submitted(),
                     st.inlineRuns(), st.parks());
-        } finally {
-            pool.close();
-        }
-
-        ForkJoinPool fj = new ForkJoinPool(threads);
-        try {
-            double best = Double.MAX_VALUE;
-            boolean fjOk = true;
-            long stealsBefore = fj.getStealCount();
-            long steals = 0;
-            for (int r = 0; r < ROUNDS; r++) {
-                long s = System.nanoTime();
-                long sum = fj.invoke(new FjSum(0, ELEMENTS));
-                best = Math.min(best, (System.nanoTime() - s) / 1e6);
-                fjOk &= sum == expect;
-                steals = fj.getStealCount() - stealsBefore;
-                stealsBefore = fj.getStealCount();
-            }
-            System.out.printf(Locale.ROOT, "   ForkJoinPool    %8.1f ms; sum %s; steals (last round) %d%n", best,
-                    fjOk ? "matches serial" : "WRONG", steals);
-            ok &= fjOk;
+            return ok;
         } finally {
             fj.shutdown();
+            pool.close();
         }
-        return ok;
     }
 
     /** One node of the split; {@code parent} is the worker that submitted it (-1: an outside thread). */
@@ -151,7 +132,7 @@ public final class Wsum {
     }
 
     /** The same split as a ForkJoin task. */
-    private static final class FjSum extends RecursiveTask<Long> {
+    static final class FjSum extends RecursiveTask<Long> {
         private final long lo;
         private final long hi;
 
