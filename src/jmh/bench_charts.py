@@ -254,6 +254,21 @@ def target_table(results, latency):
                                          if kv[0][1] in PREFERRED_ORDER else 99):
             if bench == "wake_latency" and is_ours(pool) and lat["p99"] > 0:
                 row("wake_latency p99 no higher than FJP (FJP p99 / ours)", pool, fjp["p99"] / lat["p99"], 1.0)
+    # ping_pong (issue 15): PARK pools against FJP at p50 and p99, _SPIN pools against the Disruptor BusySpin at p99
+    pp_fjp = latency.get(("ping_pong", "FJP"))
+    pp_busy = latency.get(("ping_pong", "DISRUPTOR_BUSY"))
+    for (bench, pool), lat in sorted(latency.items(), key=lambda kv: PREFERRED_ORDER.index(kv[0][1])
+                                     if kv[0][1] in PREFERRED_ORDER else 99):
+        if bench != "ping_pong" or not is_ours(pool):
+            continue
+        if pool.endswith("_SPIN"):
+            if pp_busy and lat["p99"] > 0:
+                row("ping_pong p99 no higher than DISRUPTOR_BUSY (its p99 / ours)", pool,
+                    pp_busy["p99"] / lat["p99"], 1.0)
+        elif pp_fjp:
+            for pct in ("p50", "p99"):
+                if lat[pct] > 0:
+                    row(f"ping_pong {pct} no higher than FJP (FJP {pct} / ours)", pool, pp_fjp[pct] / lat[pct], 1.0)
     return "\n".join(lines)
 
 
@@ -264,7 +279,7 @@ def us(ns):
 def latency_table(latency):
     lines = ["| benchmark | pool | samples | p50 µs | p90 µs | p99 µs | p99.9 µs | max µs |",
              "|---|---|---:|---:|---:|---:|---:|---:|"]
-    for bench in ("wake_latency", "submit_latency"):
+    for bench in ("wake_latency", "ping_pong", "submit_latency"):
         pools = {p: v for (b, p), v in latency.items() if b == bench}
         for pool in pool_order(pools):
             v = pools[pool]
@@ -384,7 +399,8 @@ def charts(results, latency, out_dir, mode):
                   al, "bytes per task", log=True, value_fmt="{:.2f} B"):
         made.append("alloc-per-task.svg")
     lat = []
-    for bench, what in (("wake_latency", "idle pool"), ("submit_latency", "loaded pool")):
+    for bench, what in (("wake_latency", "idle pool"), ("ping_pong", "one event in flight"),
+                        ("submit_latency", "loaded pool")):
         pools = {p: v for (b, p), v in latency.items() if b == bench}
         for pct, key in (("p50", "p50"), ("p99", "p99"), ("p99.9", "p999")):
             bars = [(p, pools[p][key] / 1000) for p in pool_order(pools)]

@@ -19,6 +19,8 @@ public final class PoolConfig {
     public static final int MAX_QUEUE_CAPACITY = 1 << 24;
     public static final int MAX_LOCAL_QUEUE_CAPACITY = 1 << 16;
     public static final int MAX_RECENT_ERRORS = 1024;
+    /** Default {@link Builder#idleWindow}: 50 µs, several park/unpark round trips on a VM. */
+    public static final long DEFAULT_IDLE_WINDOW_NANOS = 50_000;
 
     private final int maxThreads;
     private final int queueCapacity;
@@ -26,6 +28,7 @@ public final class PoolConfig {
     private final TimestampMode timestampMode;
     private final IdleStrategy idleStrategy;
     private final Duration spinBeforePark;
+    private final Duration idleWindow;
     private final TaskErrorHandler errorHandler;
     private final int recentErrorCapacity;
     private final String threadNamePrefix;
@@ -51,6 +54,7 @@ public final class PoolConfig {
         this.timestampMode = b.timestampMode;
         this.idleStrategy = b.idleStrategy;
         this.spinBeforePark = b.spinBeforePark;
+        this.idleWindow = b.idleWindow;
         this.errorHandler = b.errorHandler;
         this.recentErrorCapacity = b.recentErrorCapacity;
         this.threadNamePrefix = b.threadNamePrefix;
@@ -85,6 +89,8 @@ public final class PoolConfig {
     public TimestampMode timestampMode() { return timestampMode; }
     public IdleStrategy idleStrategy() { return idleStrategy; }
     public Duration spinBeforePark() { return spinBeforePark; }
+    /** PARK: the window in which a worker that has just run dry stays reachable without an unpark. */
+    public Duration idleWindow() { return idleWindow; }
     /** May be null: no handler. */
     public TaskErrorHandler errorHandler() { return errorHandler; }
     public int recentErrorCapacity() { return recentErrorCapacity; }
@@ -131,6 +137,7 @@ public final class PoolConfig {
         private TimestampMode timestampMode = TimestampMode.DISABLED;
         private IdleStrategy idleStrategy = IdleStrategy.PARK;
         private Duration spinBeforePark = Duration.ofNanos(50_000);
+        private Duration idleWindow = Duration.ofNanos(DEFAULT_IDLE_WINDOW_NANOS);
         private TaskErrorHandler errorHandler;
         private int recentErrorCapacity = 16;
         private String threadNamePrefix = "thread-pool-";
@@ -165,6 +172,13 @@ public final class PoolConfig {
         public Builder idleStrategy(IdleStrategy s) { this.idleStrategy = s; return this; }
         /** How long SPIN_THEN_PARK spins, in [0, 1s]. Default 50 µs. */
         public Builder spinBeforePark(Duration d) { this.spinBeforePark = d; return this; }
+        /**
+         * (PARK) How long a worker that has just run dry keeps looking for work before it parks, so that the
+         * next task reaches it without an unpark: in [0, 1 ms], default 50 µs; 0 turns the window off. A worker
+         * opens it only when it has run a task since its last window and its last idle spell was no longer
+         * than the window (an idle pool parks at once; see docs/ALGORITHMS.md, "The idle window").
+         */
+        public Builder idleWindow(Duration d) { this.idleWindow = d; return this; }
         /** Called on the worker when a task throws; null for none. */
         public Builder errorHandler(TaskErrorHandler h) { this.errorHandler = h; return this; }
         /** How many recent task errors are kept, 0..1024. Default 16. */
@@ -233,6 +247,7 @@ public final class PoolConfig {
             Objects.requireNonNull(queueKind, "queueKind must not be null");
             Objects.requireNonNull(threadNamePrefix, "threadNamePrefix must not be null");
             duration("spinBeforePark", spinBeforePark, Duration.ZERO, Duration.ofSeconds(1));
+            duration("idleWindow", idleWindow, Duration.ZERO, Duration.ofMillis(1));
             range("recentErrorCapacity", recentErrorCapacity, 0, MAX_RECENT_ERRORS);
             powerOfTwo("localQueueCapacity", localQueueCapacity, 2, MAX_LOCAL_QUEUE_CAPACITY);
             range("wakeCoalesceBatch", wakeCoalesceBatch, 1, 4096);

@@ -45,6 +45,9 @@ class PoolConfigTest {
         rejects("stealBatchSize must be in [1, 1024]", b -> b.stealBatchSize(0));
         rejects("recentErrorCapacity must be in [0, 1024]", b -> b.recentErrorCapacity(-1));
         rejects("spinBeforePark must be in", b -> b.spinBeforePark(Duration.ofSeconds(2)));
+        rejects("idleWindow must be in [PT0S, PT0.001S]", b -> b.idleWindow(Duration.ofMillis(2)));
+        rejects("idleWindow must be in [PT0S, PT0.001S]", b -> b.idleWindow(Duration.ofNanos(-1)));
+        rejects("idleWindow must not be null", b -> b.idleWindow(null));
         rejects("watchdogInterval must be in", b -> b.watchdogInterval(Duration.ZERO));
         rejects("blockingPromotionTimeout must not be null", b -> b.blockingPromotionTimeout(null));
         rejects("workerScratchCapBytes must be in [0, 1073741824]", b -> b.workerScratchCapBytes(-1));

@@ -48,6 +48,9 @@ import org.openjdk.jmh.runner.IterationType;
  *   <li>{@code wake_latency}: an <em>idle</em> pool. After each probe the JMH thread pauses
  *       {@link #IDLE_PAUSE_NANOS} so the workers go back to their idle strategy (park, or spin for
  *       {@code _SPIN}), and the probe measures waking one.</li>
+ *   <li>{@code ping_pong}: the next probe is submitted at once when the previous one has started (issue 15's
+ *       event loop): one event in flight, no pause, so the worker that ran the last one has only just run dry.
+ *       It measures whether the pool catches an event that arrives right after the last one.</li>
  *   <li>{@code submit_latency}: a <em>loaded</em> pool. Each probe is submitted right behind {@code threads}
  *       load tasks of about a microsecond of CPU each, so it reaches workers that are awake and busy: the
  *       hand-off through the queue plus a little queueing, not the wake. The next probe waits until the load
@@ -160,6 +163,16 @@ public class LatencyBench {
     public void wake_latency() {
         probeOnce();
         LockSupport.parkNanos(IDLE_PAUSE_NANOS); // pacing, not synchronisation: let the workers go idle
+    }
+
+    /**
+     * Ping-pong: the next probe is submitted as soon as the previous one has started, with no pause. One event
+     * in flight at a time, as an event loop handing each event to the pool: the worker that ran the previous
+     * probe has just gone idle, so this measures whether the pool catches the next event while still awake.
+     */
+    @Benchmark
+    public void ping_pong() {
+        probeOnce();
     }
 
     @Benchmark

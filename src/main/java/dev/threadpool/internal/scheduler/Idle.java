@@ -16,6 +16,8 @@ import dev.threadpool.internal.stats.WorkerTimes;
  *   beginSearch: flush the descriptor cache (Slots, hazard rule 2); searching(i, true)
  *   spin:        BUSY_SPIN forever | SPIN_THEN_PARK for spinBeforePark | PARK for PARK_SPINS looks,
  *                each look a seq_cst scheduler.hasWork(i); work seen: searching(i, false), back to the loop
+ *   window:      PARK only, and only when armed (below): more looks until idleWindow has passed
+ *                (still searching: submitters coalesce on us and need no unpark)
  *   announce:    ParkingLot.announce(i) (step 1), then searching(i, false)
  *   re-check:    hasWork(i) || stop (step 2): retract and go back
  *   park:        pendingPush(i) ? park at most PENDING_PARK_NANOS
@@ -30,12 +32,41 @@ import dev.threadpool.internal.stats.WorkerTimes;
  * lost"), and the first take after a search passes a wake on (Scheduler's pass-on). The announcement comes
  * before the re-check, so a submitter either sees the worker's idle bit or published before the re-check
  * (ParkingLot's handshake).
+ *
+ * <h2>The idle window (PARK)</h2>
+ * A worker that has just run dry is often handed the next task a microsecond later (an event loop submitting one
+ * event at a time). Parked by then, it costs the submitter an unpark and the task a wake-up, several microseconds
+ * and on a VM whose idle vCPU has halted, a hundred. So after its {@link #PARK_SPINS} looks a PARK worker keeps
+ * looking for up to {@code idleWindow} (one clock read per {@link #LOOKS_PER_CLOCK_READ} looks), <em>if armed</em>:
+ * <ul>
+ *   <li>it has run a task since its last window (its own STARTED count moved), so a pool with no work opens no
+ *       window and every worker ends parked: idle CPU is zero once the last window has run out;</li>
+ *   <li>and its last idle spell that reached this point ended within the window (found work in it, on the
+ *       re-check, or a submitter woke it within {@code idleWindow} of its start, by the time the waker stamped
+ *       just before its unpark, not the worker's own, later wake-up): the last gap predicts the next, as in the
+ *       kernel's haltpoll governor. Work that arrives at longer intervals (the idle pool of {@code wake_latency},
+ *       a probe every 100 us) closes the window after one miss, so that spinning does not tax the next wake;
+ *       entry 7 of PERFORMANCE_TRACKING measured that tax (a 50 us spinner made those wakes 2x slower).</li>
+ * </ul>
+ * The window is part of the search: the worker stays counted in {@code searching} and announces only when it
+ * ends. So the protocol is unchanged, only longer: the coalescing rule still counts on a searcher to see new work
+ * (WakeCoalescer, "Why no submit is lost": the argument never uses how long a search lasts), the search still ends
+ * with announce, re-check, park in that order (ParkingLot's handshake, checked by {@code ParkHandshakeTest}), and
+ * the first take after it still passes a wake on. The arming state is the worker's own (two plain arrays, one
+ * element per base worker, written only by that worker): nothing another thread reads, hence no new race. The
+ * wake stamp it reads is the one the FULL wake histogram already used (WorkerTimes.WAKE_STAMP, stamped by every
+ * windowed pool's wakeOne now): a stamp read too early or left stale only misjudges one spell, never a wake.
+ * Spinning waits with {@code Thread.onSpinWait}, not {@code Thread.yield}: a yield hands the CPU to a spinning
+ * submitter on the same vCPU, which then holds it for its own spin while the task waits (PERFORMANCE_TRACKING
+ * entry 19).
  */
 final class Idle {
     /** Bounded spin of the default PARK strategy (and of the overflow workers) before announcing. */
     static final int PARK_SPINS = 64;
     /** SPIN_THEN_PARK: looks for work between two reads of the clock. */
     private static final int SPINS_PER_CLOCK_READ = 64;
+    /** The idle window: looks for work between two reads of the clock. */
+    static final int LOOKS_PER_CLOCK_READ = 64;
 
     private final Scheduler scheduler;
     private final ParkingLot parking;
@@ -49,14 +80,26 @@ final class Idle {
     private final WorkerScratchBuffer[] scratch;
     /** How long a worker holding a scratch buffer stays parked before it frees it; 0: never. */
     private final long scratchIdlePurgeNanos;
+    /** PARK: the idle window in nanoseconds (PoolConfig.idleWindow); 0: none. */
+    private final long windowNanos;
+    /**
+     * Owner-only (plain; element i read and written by worker i alone): worker i's STARTED count when it last
+     * opened a window. A window opens only when the count has moved since, i.e. the worker ran a task.
+     */
+    private final long[] startedAtWindow;
+    /**
+     * Owner-only (plain, as above): worker i's last idle spell that got past its PARK_SPINS looks ended within
+     * {@link #windowNanos} of the moment it did. True at start.
+     */
+    private final boolean[] shortSpell;
     /** TimestampMode.FULL; every use reads {@code Timestamps.COMPILED && timestamps} (see PoolCore). */
     private final boolean timestamps;
     /** TimestampMode.FULL only (else null): per-worker wake-latency histograms. */
     private final LogHistogram wakeHist;
 
     Idle(Scheduler scheduler, ParkingLot parking, Slots slots, PoolCounters counters, Lifecycle lifecycle,
-            WorkerTimes times, IdleStrategy strategy, long spinBeforeParkNanos, WorkerScratchBuffer[] scratch,
-            long scratchIdlePurgeNanos, boolean timestamps, LogHistogram wakeHist) {
+            WorkerTimes times, IdleStrategy strategy, long spinBeforeParkNanos, long windowNanos,
+            WorkerScratchBuffer[] scratch, long scratchIdlePurgeNanos, boolean timestamps, LogHistogram wakeHist) {
         this.scheduler = scheduler;
         this.parking = parking;
         this.slots = slots;
@@ -69,6 +112,10 @@ final class Idle {
         this.scratchIdlePurgeNanos = scratchIdlePurgeNanos;
         this.timestamps = timestamps;
         this.wakeHist = wakeHist;
+        this.windowNanos = strategy == IdleStrategy.PARK ? windowNanos : 0L;
+        this.startedAtWindow = new long[scratch.length];
+        this.shortSpell = new boolean[scratch.length];
+        java.util.Arrays.fill(shortSpell, true);
     }
 
     /**
@@ -101,10 +148,19 @@ final class Idle {
         } else if (spin(i, PARK_SPINS)) {
             return true;
         }
+        // PARK's idle window (class comment): a base worker measures the spell from here, and looks on while armed
+        final long spellStart = windowNanos > 0 && i < shortSpell.length ? System.nanoTime() : 0L;
+        if (spellStart != 0 && armed(i) && window(i, spellStart + windowNanos)) {
+            shortSpell[i] = true; // caught awake: the gap fitted the window
+            return true;
+        }
         announce(i);
         // step 2: seq_cst loads of every queue this worker can take from (published entries) and of the stop flag
         if (scheduler.hasWork(i) || lifecycle.stopRequested()) {
             parking.retract(i);
+            if (spellStart != 0) {
+                shortSpell[i] = true; // found on the re-check: a short spell
+            }
             return !lifecycle.stopRequested();
         }
         // Nothing published. A ring cell claimed but not yet published (its producer preempted between its tail
@@ -125,6 +181,19 @@ final class Idle {
             parking.park();
         }
         boolean stillAnnounced = parking.retract(i);
+        // the waker's stamp (ParkingLot.wakeOne, just before its unpark), taken once: the window's spell length
+        // and the FULL wake histogram. 0: no deliberate wake, or its stamp is not written yet (then it is left
+        // for the next take, which rejects it as older than its spell below).
+        final long wakeStamp = !stillAnnounced && (spellStart != 0 || (Timestamps.COMPILED && timestamps))
+                ? times.takeWakeStamp(i) : 0L; // getAndSet(0): pairs with the waker's release store (stampWake)
+        if (spellStart != 0) {
+            // The spell lasted until a submitter wanted us: the waker's stamp, not our own wake-up (on a VM, a
+            // halted vCPU takes up to ~100 us to resume, which would close the window after every slow wake).
+            // Timeout, spurious return, or a stale stamp: until now.
+            long now = System.nanoTime();
+            long end = wakeStamp - spellStart >= 0 && now - wakeStamp >= 0 ? wakeStamp : now;
+            shortSpell[i] = end - spellStart <= windowNanos; // a window would have caught that submit awake
+        }
         if (pending && stillAnnounced) {
             return !lifecycle.stopRequested(); // the bound ran out (or a spurious return): look again, park again
         }
@@ -134,14 +203,16 @@ final class Idle {
         }
         if (!stillAnnounced) {
             counters.increment(i, PoolCounters.WAKEUPS); // a waker claimed our bit (a spurious return is not counted)
-            if (Timestamps.COMPILED && timestamps) {
-                long stamp = times.takeWakeStamp(i); // written by the waker just before its unpark
-                if (stamp != 0) {
-                    wakeHist.record(i, System.nanoTime() - stamp);
-                }
+            if (Timestamps.COMPILED && timestamps && wakeStamp != 0) { // written by the waker before its unpark
+                wakeHist.record(i, System.nanoTime() - wakeStamp);
             }
         }
         return !lifecycle.stopRequested();
+    }
+
+    /** Whether a pool built from {@code config} has idle windows (PARK with a non-zero idleWindow). */
+    static boolean windowed(dev.threadpool.PoolConfig config) {
+        return config.idleStrategy() == IdleStrategy.PARK && !config.idleWindow().isZero();
     }
 
     // ---- the steps, shared with the overflow worker ------------------------------------------------------
@@ -167,6 +238,37 @@ final class Idle {
             }
             Thread.onSpinWait();
         }
+        return false;
+    }
+
+    /**
+     * Whether base worker {@code i} opens its window now: it ran a task since its last window (its own STARTED
+     * count moved) and its last long-enough idle spell was short. Consumes the arming: the next window needs
+     * another task.
+     */
+    private boolean armed(int i) {
+        if (!shortSpell[i]) {
+            return false;
+        }
+        long started = counters.get(i, PoolCounters.STARTED); // our own counter: the acquire reads our last store
+        if (started == startedAtWindow[i]) {
+            return false; // no task since the last window: an idle pool converges to every worker parked
+        }
+        startedAtWindow[i] = started;
+        return true;
+    }
+
+    /**
+     * The idle window: seq_cst looks for published work, a spin-wait hint between them, the clock read every
+     * {@link #LOOKS_PER_CLOCK_READ} looks, until {@code until} (a {@code System.nanoTime} value) or stop. The
+     * worker is still counted as searching throughout. True when work showed up: the search has ended.
+     */
+    private boolean window(int i, long until) {
+        do {
+            if (spin(i, LOOKS_PER_CLOCK_READ)) {
+                return true;
+            }
+        } while (System.nanoTime() - until < 0 && !lifecycle.stopRequested());
         return false;
     }
 

@@ -81,7 +81,9 @@ public final class ParkingLot {
 
     /**
      * Makes {@link #wakeOne} stamp {@code System.nanoTime()} into the woken worker's wake word just before its
-     * unpark. Called from the pool's constructor, before any thread can wake (published with the pool).
+     * unpark: for the wake-latency histogram (TimestampMode.FULL) and for PARK's idle window, which measures an
+     * idle spell up to the moment a submitter wanted the worker (Idle). One clock read per unpark, a syscall
+     * anyway. Called from the pool's constructor, before any thread can wake (published with the pool).
      */
     public void stampWakesInto(dev.threadpool.internal.stats.WorkerTimes times) {
         this.wakeStamps = times;

@@ -158,7 +158,9 @@ public final class PoolCore {
                 waitHist = new LogHistogram(memory, "queue-wait histograms", slots);
                 execHist = new LogHistogram(memory, "execution histograms", slots);
                 wakeHist = new LogHistogram(memory, "wake-latency histograms", slots);
-                parking.stampWakesInto(times);
+            }
+            if (timestamps || Idle.windowed(config)) {
+                parking.stampWakesInto(times); // the wake histogram; the idle window's spell length (Idle)
             }
             this.slotTable = new Slots(memory, table, space, capacity, slots, timestamps);
             hook.at(ConstructionHook.Stage.STRUCTURES_BUILT, -1, memory);
@@ -184,8 +186,8 @@ public final class PoolCore {
             this.lifecycle = new Lifecycle(config.threadNamePrefix(), memory, counters, table, slotTable, scheduler,
                     parking, space, snapshot, workers, watchdog, errors);
             Idle idle = new Idle(scheduler, parking, slotTable, counters, lifecycle, times, config.idleStrategy(),
-                    config.spinBeforePark().toNanos(), scratch, config.scratchIdlePurge().toNanos(), timestamps,
-                    wakeHist);
+                    config.spinBeforePark().toNanos(), config.idleWindow().toNanos(), scratch,
+                    config.scratchIdlePurge().toNanos(), timestamps, wakeHist);
             this.loop = new WorkerLoop(scheduler, table, slotTable, space, counters, idle, times, errors,
                     config.errorHandler(), watchdog, config.threadNamePrefix(), timestamps, waitHist, execHist);
             this.overflow = watchdog != null
