@@ -18,29 +18,54 @@ import java.util.concurrent.ExecutorService;
  * that runs {@code rounds} floods of every pool in turn, in one JVM, after {@code warmup} rounds each, and
  * prints per pool the median over the rounds of: M tasks/s, process CPU ns per task, and (ours) parks and
  * wakeups per 1000 tasks, and the submitting thread's own CPU per task over its submit loop (the flood's
- * bottleneck: the submitter, entry 6 of PERFORMANCE_TRACKING).
+ * bottleneck: the submitter, entry 6 of PERFORMANCE_TRACKING). A second table says where each thread's wall
+ * time went ({@link ThreadTimes}: on a CPU, runnable but waiting for one, blocked; context switches), and a line
+ * what the whole box did meanwhile (this JVM, other processes, idle, steal): entry 23 of PERFORMANCE_TRACKING.
  *
- * <pre>java -cp ... dev.threadpool.jmh.FloodCpu [rounds=7] [warmup=3] [pools=GLOBAL_QUEUE,WORK_STEALING,FJP,TPE_ABQ]</pre>
+ * <pre>java -cp ... dev.threadpool.jmh.FloodCpu [rounds=7] [warmup=3] [pools=GLOBAL_QUEUE,WORK_STEALING,FJP,TPE_ABQ] [idleWindowMicros]</pre>
  */
 public final class FloodCpu {
     private static final int TASKS = 1_000_000;
+    private static final String SUBMITTER = "flood-submit";
 
     private FloodCpu() {
     }
 
     public static void main(String[] args) throws Exception {
+        // The floods run on a thread of their own so that /proc names it (the launcher's main thread has no
+        // name there): its comm is "flood-submit", the pools' threads "bench-..." or "ForkJoinPool-...".
+        Exception[] failure = new Exception[1];
+        Thread submitter = new Thread(() -> {
+            try {
+                run(args);
+            } catch (Exception e) {
+                failure[0] = e;
+            }
+        }, SUBMITTER);
+        submitter.start();
+        submitter.join();
+        if (failure[0] != null) {
+            throw failure[0];
+        }
+    }
+
+    private static void run(String[] args) throws Exception {
         int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 7;
         int warmup = args.length > 1 ? Integer.parseInt(args[1]) : 3;
         String[] pools = (args.length > 2 ? args[2] : "GLOBAL_QUEUE,WORK_STEALING,FJP,TPE_ABQ").split(",");
+        // optional: PARK's idle window in microseconds (default: the pool's default)
+        Duration window = args.length > 3 ? Duration.ofNanos(Long.parseLong(args[3]) * 1000) : null;
         int threads = Runtime.getRuntime().availableProcessors();
         com.sun.management.OperatingSystemMXBean os =
                 (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
         List<double[]>[] samples = new List[pools.length];
+        List<double[]>[] where = new List[pools.length];
         ThreadPool[] ours = new ThreadPool[pools.length];
         ExecutorService[] jdk = new ExecutorService[pools.length];
         for (int p = 0; p < pools.length; p++) {
             samples[p] = new ArrayList<>();
-            ours[p] = Pools.ours(pools[p], threads, Pools.FLOOD_QUEUE);
+            where[p] = new ArrayList<>();
+            ours[p] = Pools.ours(pools[p], threads, Pools.FLOOD_QUEUE, window);
             jdk[p] = ours[p] == null ? Pools.jdk(pools[p], threads, Pools.FLOOD_QUEUE) : null;
         }
         java.lang.management.ThreadMXBean threadCpu = ManagementFactory.getThreadMXBean();
@@ -51,6 +76,8 @@ public final class FloodCpu {
         for (int r = 0; r < warmup + rounds; r++) {
             for (int p = 0; p < pools.length; p++) {
                 PoolStats before = ours[p] != null ? ours[p].statsSnapshot() : null;
+                ThreadTimes.Split sched0 = ThreadTimes.read();
+                long[] box0 = ThreadTimes.box();
                 long cpu0 = os.getProcessCpuTime();
                 long sub0 = threadCpu.getCurrentThreadCpuTime();
                 long t0 = System.nanoTime();
@@ -74,6 +101,8 @@ public final class FloodCpu {
                 }
                 long wall = System.nanoTime() - t0;
                 long cpu = os.getProcessCpuTime() - cpu0;
+                ThreadTimes.Split sched = ThreadTimes.read().minus(sched0);
+                long[] box = ThreadTimes.box();
                 double parks = 0;
                 double wakes = 0;
                 if (before != null) {
@@ -84,6 +113,15 @@ public final class FloodCpu {
                 if (r >= warmup) {
                     samples[p].add(new double[] {TASKS * 1e3 / wall, (double) cpu / TASKS, parks, wakes,
                             (double) subCpu / TASKS});
+                    double[] w = sched.perTask(wall, TASKS);
+                    double jvm = w[0] + w[ThreadTimes.FIELDS] + w[2 * ThreadTimes.FIELDS];
+                    double[] all = Arrays.copyOf(w, w.length + 4);
+                    // the box per task: our process on a CPU, other processes, idle, steal (both vCPUs)
+                    all[w.length] = jvm;
+                    all[w.length + 1] = (double) (box[0] - box0[0]) / TASKS - jvm;
+                    all[w.length + 2] = (double) (box[1] - box0[1]) / TASKS;
+                    all[w.length + 3] = (double) (box[2] - box0[2]) / TASKS;
+                    where[p].add(all);
                 }
             }
         }
@@ -94,6 +132,24 @@ public final class FloodCpu {
                     median(samples[p], 0), median(samples[p], 1), median(samples[p], 4), median(samples[p], 2),
                     median(samples[p], 3),
                     Arrays.toString(samples[p].stream().mapToLong(s -> Math.round(s[4])).toArray()));
+        }
+        System.out.printf("%nWhere each thread's wall time goes, ns per task (median of %d rounds; /proc/self/task/*/schedstat"
+                + " and status; workers summed over the pool's threads; 'off' = wall - on CPU - runnable = blocked)%n",
+                rounds);
+        System.out.printf("%-16s %-9s %8s %9s %8s %12s %12s%n", "pool", "thread", "on cpu", "runnable", "off",
+                "vol cs/1k", "invol cs/1k");
+        for (int p = 0; p < pools.length; p++) {
+            String[] who = {"submitter", "workers", "other"};
+            for (int g = 0; g < 3; g++) {
+                int b = g * ThreadTimes.FIELDS;
+                System.out.printf("%-16s %-9s %8.0f %9.0f %8.0f %12.2f %12.2f%n", pools[p], who[g],
+                        median(where[p], b), median(where[p], b + 1), median(where[p], b + 2),
+                        median(where[p], b + 3), median(where[p], b + 4));
+            }
+            int b = 3 * ThreadTimes.FIELDS;
+            System.out.printf("%-16s box (%d CPUs x wall = %.0f ns/task): this JVM %.0f, other processes %.0f, idle %.0f,"
+                    + " steal %.0f (/proc/stat, 10 ms ticks)%n", pools[p], threads, threads * 1e3 / median(samples[p], 0),
+                    median(where[p], b), median(where[p], b + 1), median(where[p], b + 2), median(where[p], b + 3));
             Pools.close(ours[p], jdk[p]);
         }
     }

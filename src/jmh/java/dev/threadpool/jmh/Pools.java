@@ -70,12 +70,21 @@ final class Pools {
 
     /** Our pool for {@code pool}, or null when the name is not one of ours. */
     static ThreadPool ours(String pool, int threads, int queueCapacity) {
+        return ours(pool, threads, queueCapacity, null);
+    }
+
+    /** As {@link #ours(String, int, int)}, with PARK's idle window set ({@code null}: the default). */
+    static ThreadPool ours(String pool, int threads, int queueCapacity, java.time.Duration idleWindow) {
         SchedulerVariant v = variantOf(pool);
         if (v == null) {
             return null;
         }
         IdleStrategy idle = pool.endsWith("_SPIN") ? IdleStrategy.BUSY_SPIN : IdleStrategy.PARK;
-        return ThreadPool.create(PoolConfig.builder()
+        PoolConfig.Builder b = PoolConfig.builder();
+        if (idleWindow != null) {
+            b.idleWindow(idleWindow);
+        }
+        return ThreadPool.create(b
                 .schedulerVariant(v)
                 .maxThreads(threads)
                 .queueCapacity(queueCapacity)
