@@ -76,7 +76,7 @@ public final class FloodCpu {
         for (int r = 0; r < warmup + rounds; r++) {
             for (int p = 0; p < pools.length; p++) {
                 PoolStats before = ours[p] != null ? ours[p].statsSnapshot() : null;
-                ThreadTimes.Split sched0 = ThreadTimes.read();
+                ThreadTimes.Split sched0 = ThreadTimes.read(ThreadTimes.workerPrefix(pools[p]));
                 long[] box0 = ThreadTimes.box();
                 long cpu0 = os.getProcessCpuTime();
                 long sub0 = threadCpu.getCurrentThreadCpuTime();
@@ -101,7 +101,7 @@ public final class FloodCpu {
                 }
                 long wall = System.nanoTime() - t0;
                 long cpu = os.getProcessCpuTime() - cpu0;
-                ThreadTimes.Split sched = ThreadTimes.read().minus(sched0);
+                ThreadTimes.Split sched = ThreadTimes.read(ThreadTimes.workerPrefix(pools[p])).minus(sched0);
                 long[] box = ThreadTimes.box();
                 double parks = 0;
                 double wakes = 0;

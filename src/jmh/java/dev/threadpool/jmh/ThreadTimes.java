@@ -11,7 +11,8 @@ import java.util.stream.Stream;
  * Per-thread scheduler accounting of this JVM from Linux's {@code /proc/self/task/<tid>/schedstat} (ns on a CPU,
  * ns runnable but waiting for one) and {@code status} (voluntary and involuntary context switches), summed into
  * three groups by the thread's name ({@code comm}, 15 characters): the flood's submitter ({@code flood-submit}),
- * the pool's threads ({@code bench-...}, {@code ForkJoinPool-...}) and every other thread (JIT, GC). Counters the
+ * the flooded pool's threads ({@link #workerPrefix}) and every other thread (JIT, GC, the other pools of a JVM
+ * that floods several). Counters the
  * box's noise cannot move: a voluntary switch is a block (a park that did not find its permit), an involuntary one
  * a preemption. Linux only; elsewhere every figure reads 0.
  */
@@ -89,8 +90,21 @@ final class ThreadTimes {
         }
     }
 
-    /** Reads every thread of this process. */
-    static Split read() {
+    /**
+     * The {@code comm} prefix of {@code pool}'s threads as {@link Pools} names them (Linux keeps 15 characters of
+     * a thread's name): ours {@code bench-<pool>-}, {@code ForkJoinPool-}, {@code bench-tpe} (both TPEs).
+     */
+    static String workerPrefix(String pool) {
+        String p = switch (pool) {
+            case "FJP" -> "ForkJoinPool-";
+            case "TPE_ABQ", "TPE_LBQ" -> "bench-tpe";
+            default -> "bench-" + pool.toLowerCase() + "-";
+        };
+        return p.length() > 15 ? p.substring(0, 15) : p;
+    }
+
+    /** Reads every thread of this process; the pool's threads are those whose name starts with {@code workers}. */
+    static Split read(String workers) {
         Map<String, long[]> m = new HashMap<>();
         try (Stream<Path> tasks = Files.list(Path.of("/proc/self/task"))) {
             tasks.forEach(t -> {
@@ -107,7 +121,7 @@ final class ThreadTimes {
                         }
                     }
                     int group = comm.equals("flood-submit") ? 0
-                            : comm.startsWith("bench-") || comm.startsWith("ForkJoinPool") ? 1 : 2;
+                            : comm.startsWith(workers) ? 1 : 2;
                     m.put(t.getFileName().toString(),
                             new long[] {Long.parseLong(sched[0]), Long.parseLong(sched[1]), vol, invol, group});
                 } catch (IOException | RuntimeException e) {
