@@ -215,6 +215,29 @@ public final class ThreadPool implements AutoCloseable {
         }
     }
 
+    // ---- fork/join -------------------------------------------------------------------------------------
+
+    /**
+     * Runs {@code left} and {@code right}, possibly in parallel, and returns when both are done. On a worker of
+     * this pool {@code right} is offered to idle workers and run here after {@code left} unless one took it
+     * (no allocation, no shared atomic; no free descriptor: it simply runs after {@code left}); from any other
+     * thread the pair is handed over as one task. See docs/DESIGN.md, "join".
+     *
+     * @throws TaskFailedException after both ended, if either threw: cause left's throwable, else right's
+     * @throws PoolShutdownException once shutdown has begun, as {@link #submit(Runnable)}
+     * @throws TaskCancelledException (outside caller) {@code shutdown(CANCEL_PENDING)} swept the pair first
+     * @throws InterruptedException (outside caller) interrupted while waiting; the pair runs on
+     */
+    public void join(Runnable left, Runnable right) throws InterruptedException {
+        Objects.requireNonNull(left, "left must not be null");
+        Objects.requireNonNull(right, "right must not be null");
+        try {
+            core.join(left, right);
+        } catch (IllegalStateException e) {
+            throw submitFailure(e);
+        }
+    }
+
     // ---- ranges ----------------------------------------------------------------------------------------
 
     /**

@@ -27,6 +27,7 @@ public final class CountingStress {
         register(new DescCacheSubject());
         register(new LifoSlotSubject());
         register(new WorkDequeSubject());
+        register(new JoinTreeSubject());
     }
 
     static void register(StressSubject s) {
