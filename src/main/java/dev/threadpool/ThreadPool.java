@@ -242,17 +242,16 @@ public final class ThreadPool implements AutoCloseable {
 
     /**
      * Runs {@code body.accept(i)} for every {@code i} in {@code [from, to)} on this pool and returns when all
-     * have run. The range is split by recursive halving (the right half is submitted, the left kept, leaves of
-     * at most {@code grain} indices run {@code body} in a loop), so idle workers take big halves instead of
-     * one task per index; about {@code (to - from) / grain} tasks are made in all. The calling thread works on
-     * the range too. Called from one of this pool's workers (nested inside a task), it runs queued work while
-     * it waits instead of blocking. A full pool never blocks or deadlocks it: a half that finds no free
-     * descriptor is processed by the splitting thread.
+     * have run. The range is split by recursive halving with {@link #join} (leaves of at most {@code grain}
+     * indices run {@code body} in a loop), so idle workers steal big halves instead of one task per index.
+     * From outside the pool the range is handed over as one task and the caller waits; from one of its
+     * workers it splits on that worker. A full pool never blocks or deadlocks it: a join that finds no free
+     * descriptor runs both halves on the splitting worker.
      *
      * <p>If {@code body} throws, the first {@link Throwable} is kept, indices not yet started are skipped,
      * and once every index has run or been skipped it is rethrown as the cause of a
-     * {@link TaskFailedException}. If {@code shutdown(CANCEL_PENDING)} cancels queued halves, their indices
-     * do not run and {@link TaskCancelledException} reports how many. Works on every variant.
+     * {@link TaskFailedException}. If {@code shutdown(CANCEL_PENDING)} sweeps the handed-over range before it
+     * started, no index runs and {@link TaskCancelledException} says so. Works on every variant.
      *
      * @param from  first index, inclusive
      * @param to    last index, exclusive; {@code from <= to}
