@@ -144,14 +144,23 @@ public final class JoinDeques implements AutoCloseable {
      * @throws IllegalStateException if the deque held another entry (a join returned without its pop-back)
      */
     public boolean popBack(int w, int idx) {
-        long e = deques[w].take(); // full fence, and on the last entry the CAS on top against thieves
+        int e = takeBack(w);
         if (e == idx) {
             return true;
         }
-        if (e != QueueEntry.EMPTY) {
+        if (e >= 0) {
             throw new IllegalStateException("join deque " + w + " held entry " + e + " above join half " + idx);
         }
         return false;
+    }
+
+    /**
+     * The owner's take: the newest entry of w's deque (its slot), or -1 when a thief took the last one or the
+     * deque is empty. Owner only.
+     */
+    public int takeBack(int w) {
+        long e = deques[w].take(); // full fence, and on the last entry the CAS on top against thieves
+        return e == QueueEntry.EMPTY ? -1 : (int) e;
     }
 
     /** The half of a slot its owner took back or a thief stole (plain: see {@link #offer}). */

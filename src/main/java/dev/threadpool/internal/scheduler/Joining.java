@@ -16,7 +16,7 @@ import java.util.concurrent.locks.LockSupport;
  *                 offer right: halves[idx], push idx on w's join deque; deque was empty:
  *                 wake one parked stealer, if any
  *                 run left inline
- *                 popBack: take() == idx ? run right inline : stolen -> awaitStolen (helping), then its failure
+ *                 pop back: take() == idx ? run right inline : stolen -> awaitStolen (helping), then its failure
  *                 idx back to w's cache; both failed? TaskFailedException(first = left's, right's suppressed)
  *   elsewhere:    the pair as one detached task (ExternalJoin) that joins on a worker; wait on its WaitGroup
  *   thieves:      idle workers (WorkerLoop.run after scheduler.next found nothing), helpers (helpNext) and
@@ -137,7 +137,11 @@ final class Joining {
         } catch (Throwable t) {
             first = t;
         }
-        if (joins.popBack(w, idx)) {
+        int back;
+        while ((back = joins.takeBack(w)) != idx && back >= 0) {
+            runAbandoned(self, back); // never in a sound run: see runAbandoned
+        }
+        if (back == idx) {
             joins.clear(idx);
             slots.releaseJoinSlot(self, idx); // before right runs: its own joins may use the slot
             try {
@@ -152,6 +156,23 @@ final class Joining {
         }
         if (first != null || second != null) {
             throw failure(first, second);
+        }
+    }
+
+    /**
+     * A half above ours in our own deque: an inner join on this stack was left by an Error thrown between its
+     * offer and its pop-back (a StackOverflowError in the pool's own code, say). Nobody else will run it unless a
+     * thief steals it, and we just took it, so we run it here (exactly once, failures dropped: its join is
+     * gone) and give its slot back.
+     */
+    private void runAbandoned(WorkerThread self, int idx) {
+        Runnable half = joins.half(idx);
+        joins.clear(idx);
+        slots.releaseJoinSlot(self, idx);
+        try {
+            half.run();
+        } catch (Throwable ignored) {
+            // its join is gone: nobody to report to
         }
     }
 
@@ -360,5 +381,15 @@ final class Joining {
         JoinFailedException(Throwable cause) {
             super("join: a half failed: " + cause, cause);
         }
+    }
+
+    // ---- white-box hooks for tests in this package ----------------------------------------------------------
+
+    JoinDeques joinsForTest() {
+        return joins;
+    }
+
+    Slots slotsForTest() {
+        return slots;
     }
 }

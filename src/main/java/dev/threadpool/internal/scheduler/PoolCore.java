@@ -547,4 +547,8 @@ public final class PoolCore {
     WorkerLoop loopForTest() {
         return loop;
     }
+
+    Joining joiningForTest() {
+        return joining;
+    }
 }
