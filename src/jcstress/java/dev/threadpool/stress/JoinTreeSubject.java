@@ -10,7 +10,9 @@ import java.util.concurrent.atomic.AtomicReference;
 /**
  * {@code ThreadPool.join} under counting stress: random binary join trees whose leaves are the items. The items
  * are cut into one range per variant (GLOBAL_QUEUE, WORK_STEALING/RING, WORK_STEALING/CHASE_LEV,
- * LANE_EXTENSION); on each pool {@code threads} outside callers join random trees over their part at once.
+ * LANE_EXTENSION); on GLOBAL_QUEUE and WORK_STEALING/CHASE_LEV {@code threads} outside callers join random
+ * trees over their part at once, on the other two one caller does, so idle workers steal and owners wait for
+ * thieves.
  * Every split point is random (a hash of the range), so trees are lopsided and deep as often as balanced;
  * GLOBAL_QUEUE and WORK_STEALING/CHASE_LEV run with {@code queueCapacity} 64 (no descriptor caches, a short
  * table: offered halves, popped back or stolen and helped with, mix with joins that find no descriptor and run
@@ -34,7 +36,6 @@ final class JoinTreeSubject implements StressSubject {
             PoolConfig.builder().schedulerVariant(SchedulerVariant.WORK_STEALING).queueKind(QueueKind.CHASE_LEV),
             PoolConfig.builder().schedulerVariant(SchedulerVariant.LANE_EXTENSION),
         };
-        int callers = Math.max(1, threads);
         StringBuilder out = new StringBuilder();
         long per = (items + configs.length - 1) / configs.length;
         for (int k = 0; k < configs.length; k++) {
@@ -44,6 +45,9 @@ final class JoinTreeSubject implements StressSubject {
                 break;
             }
             int capacity = k % 2 == 0 ? 64 : 4096;
+            // WORK_STEALING/RING and LANE_EXTENSION: one outside caller, so the other workers idle and steal
+            // (helping, leapfrogging and parking owners); the other two: one caller per thread, all workers busy
+            int callers = k % 2 == 0 ? Math.max(1, threads) : 1;
             ThreadPool pool = ThreadPool.create(configs[k].maxThreads(Math.max(2, threads)).queueCapacity(capacity)
                     .daemon(true).build());
             AtomicReference<Throwable> failed = new AtomicReference<>();
@@ -87,7 +91,7 @@ final class JoinTreeSubject implements StressSubject {
             }
             out.append(k == 0 ? "" : "/").append(after.steals());
         }
-        return "callers " + callers + "  steals " + out;
+        return "steals " + out;
     }
 
     /** A node over items [lo, hi): a leaf of at most LEAF items, or a join at a random split. */
