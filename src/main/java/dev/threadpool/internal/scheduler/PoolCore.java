@@ -318,11 +318,6 @@ public final class PoolCore {
         return submission.submitWaitable(currentWorker(), submitter, task, flags);
     }
 
-    /** {@link ParallelFor}'s fork: one attempt, never waits, never runs inline (see Submission.tryFork). */
-    boolean tryFork(Runnable task, WaitGroup group) {
-        return submission.tryFork(currentWorker(), task, group);
-    }
-
     /** {@link ParallelFor}'s wait: runs one queued entry nested if the caller is a worker below the bound. */
     boolean helpOnce() {
         return loop.helpOnce(currentWorker());

@@ -249,8 +249,7 @@ final class WorkerLoop {
      * nested, if there is one, and returns true; false when nothing is queued for this worker, the worker is
      * at the nesting bound, or the caller is not a worker of this pool. For waits that must help instead of
      * blocking (a worker blocking on work it queued itself could starve it). A caller that may be past the
-     * bound must not queue work only it would run: {@code tryFork} refuses there, so {@link ParallelFor} forks
-     * nothing it could not help with.
+     * bound must not queue work only it would run.
      */
     boolean helpOnce(WorkerThread self) {
         // false at the nesting bound: the caller waits instead (bounded stack)
