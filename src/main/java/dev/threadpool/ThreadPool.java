@@ -215,21 +215,43 @@ public final class ThreadPool implements AutoCloseable {
         }
     }
 
+    // ---- fork/join -------------------------------------------------------------------------------------
+
+    /**
+     * Runs {@code left} and {@code right}, possibly in parallel, and returns when both are done. On a worker of
+     * this pool {@code right} is offered to idle workers and run here after {@code left} unless one took it
+     * (no allocation, no shared atomic; no free descriptor: it simply runs after {@code left}); from any other
+     * thread the pair is handed over as one task. See docs/DESIGN.md, "join".
+     *
+     * @throws TaskFailedException after both ended, if either threw: cause left's throwable, else right's
+     * @throws PoolShutdownException once shutdown has begun, as {@link #submit(Runnable)}
+     * @throws TaskCancelledException (outside caller) {@code shutdown(CANCEL_PENDING)} swept the pair first
+     * @throws InterruptedException (outside caller) interrupted while waiting; the pair runs on
+     */
+    public void join(Runnable left, Runnable right) throws InterruptedException {
+        Objects.requireNonNull(left, "left must not be null");
+        Objects.requireNonNull(right, "right must not be null");
+        try {
+            core.join(left, right);
+        } catch (IllegalStateException e) {
+            throw submitFailure(e);
+        }
+    }
+
     // ---- ranges ----------------------------------------------------------------------------------------
 
     /**
      * Runs {@code body.accept(i)} for every {@code i} in {@code [from, to)} on this pool and returns when all
-     * have run. The range is split by recursive halving (the right half is submitted, the left kept, leaves of
-     * at most {@code grain} indices run {@code body} in a loop), so idle workers take big halves instead of
-     * one task per index; about {@code (to - from) / grain} tasks are made in all. The calling thread works on
-     * the range too. Called from one of this pool's workers (nested inside a task), it runs queued work while
-     * it waits instead of blocking. A full pool never blocks or deadlocks it: a half that finds no free
-     * descriptor is processed by the splitting thread.
+     * have run. The range is split by recursive halving with {@link #join} (leaves of at most {@code grain}
+     * indices run {@code body} in a loop), so idle workers steal big halves instead of one task per index.
+     * From outside the pool the range is handed over as one task and the caller waits; from one of its
+     * workers it splits on that worker. A full pool never blocks or deadlocks it: a join that finds no free
+     * descriptor runs both halves on the splitting worker.
      *
      * <p>If {@code body} throws, the first {@link Throwable} is kept, indices not yet started are skipped,
      * and once every index has run or been skipped it is rethrown as the cause of a
-     * {@link TaskFailedException}. If {@code shutdown(CANCEL_PENDING)} cancels queued halves, their indices
-     * do not run and {@link TaskCancelledException} reports how many. Works on every variant.
+     * {@link TaskFailedException}. If {@code shutdown(CANCEL_PENDING)} sweeps the handed-over range before it
+     * started, no index runs and {@link TaskCancelledException} says so. Works on every variant.
      *
      * @param from  first index, inclusive
      * @param to    last index, exclusive; {@code from <= to}

@@ -1,5 +1,6 @@
 package dev.threadpool;
 
+import dev.threadpool.internal.scheduler.WorkerThread;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.time.Duration;
@@ -179,11 +180,18 @@ public final class WaitGroup {
     }
 
     /**
-     * Waits until the count is zero.
+     * Waits until the count is zero. Called from a worker of a pool, it runs queued work (and offered join
+     * halves) of that worker's pool while it waits, instead of blocking the worker: on a small pool the tasks
+     * it waits for may sit in its own queues. Such a helping wait polls the count between helped tasks and
+     * blocks for at most {@link #HELP_POLL_NANOS} at a time when nothing is queued for it.
      *
      * @throws IllegalStateException if the count is negative (more dones than adds)
      */
     public void await() throws InterruptedException {
+        if (!isZero() && WorkerThread.currentIsWorker()) {
+            awaitHelping(Long.MAX_VALUE);
+            return;
+        }
         sync.acquireSharedInterruptibly(0);
     }
 
@@ -200,7 +208,39 @@ public final class WaitGroup {
         if (timeout.isNegative()) {
             throw new IllegalArgumentException("timeout must be >= 0: timeout=" + timeout);
         }
-        return sync.tryAcquireSharedNanos(0, saturatedNanos(timeout));
+        long nanos = saturatedNanos(timeout);
+        if (!isZero() && WorkerThread.currentIsWorker()) {
+            return awaitHelping(nanos);
+        }
+        return sync.tryAcquireSharedNanos(0, nanos);
+    }
+
+    /** Longest block of a helping await (a worker's) before it looks for queued work again. */
+    static final long HELP_POLL_NANOS = 100_000L;
+
+    /**
+     * A worker's await: helps its pool (WorkerThread.helpCurrent, nested and bounded) while the count is not
+     * zero; blocks briefly when nothing is queued for it. True when the count reached zero within
+     * {@code nanos} ({@link Long#MAX_VALUE}: no limit).
+     */
+    private boolean awaitHelping(long nanos) throws InterruptedException {
+        final long deadline = nanos == Long.MAX_VALUE ? Long.MAX_VALUE : System.nanoTime() + nanos;
+        while (!isZero()) {
+            if (Thread.interrupted()) {
+                throw new InterruptedException();
+            }
+            if (WorkerThread.helpCurrent()) {
+                continue;
+            }
+            long left = deadline == Long.MAX_VALUE ? HELP_POLL_NANOS : deadline - System.nanoTime();
+            if (left <= 0) {
+                return false;
+            }
+            if (sync.tryAcquireSharedNanos(0, Math.min(left, HELP_POLL_NANOS))) {
+                return true;
+            }
+        }
+        return true;
     }
 
     static long saturatedNanos(Duration d) {

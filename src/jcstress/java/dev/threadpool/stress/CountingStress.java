@@ -28,6 +28,7 @@ public final class CountingStress {
         register(new LifoSlotSubject());
         register(new WorkDequeSubject());
         register(new WaitGroupSubject());
+        register(new JoinTreeSubject());
     }
 
     static void register(StressSubject s) {

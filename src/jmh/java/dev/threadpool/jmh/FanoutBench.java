@@ -32,9 +32,15 @@ import org.openjdk.jmh.annotations.Warmup;
  *       the left, leaves of 4096 summed serially (4095 submitted tasks, coarse).</li>
  *   <li>{@link #tree}: a fine-grained binary tree of 2^20 - 1 tasks (about a million): every node does a
  *       few nanoseconds of work and submits both children; the cost is almost all scheduling.</li>
+ *   <li>{@link #tree_join}: a binary tree of {@code ThreadPool.join}s with 2^20 leaves (2^20 - 1 joins);
+ *       FORK_JOIN: a RecursiveAction with {@code invokeAll(left, right)} per node. Our nodes are built once in setUp and
+ *       reused (each leaf counts its own runs, checked after every iteration), so {@code -prof gc}'s
+ *       {@code gc.alloc.rate.norm} is the pool's own allocation; FJP's nodes are allocated per run, as
+ *       ForkJoinTasks must be (a task completes once).</li>
+ *   <li>{@link #wsum_join}: wsum with {@code join(left, right)} per split instead of submit + WaitGroup.</li>
  * </ul>
- * {@code pool}: GLOBAL_QUEUE, WS_RING (WORK_STEALING, RING local queues), WS_CHASE_LEV, FORK_JOIN
- * (RecursiveAction, fork/join). {@code threads} 0 means {@code availableProcessors()}. Time per whole run.
+ * {@code pool}: GLOBAL_QUEUE, WS_RING (WORK_STEALING, RING local queues), WS_CHASE_LEV, LANE_EXTENSION,
+ * FORK_JOIN (RecursiveAction, fork/join; the {@code _join} benchmarks run the FJP form there). {@code threads} 0 means {@code availableProcessors()}. Time per whole run.
  *
  * <pre>mvn -B -q validate test-compile exec:exec@jmh -Djmh.args="FanoutBench -f 1 -wi 1 -i 1 -r 1s -w 1s"</pre>
  */
@@ -49,7 +55,7 @@ public class FanoutBench {
     static final long LEAF = 4096;
     static final int TREE_DEPTH = 20;
 
-    @Param({"GLOBAL_QUEUE", "WS_RING", "WS_CHASE_LEV", "FORK_JOIN"})
+    @Param({"GLOBAL_QUEUE", "WS_RING", "WS_CHASE_LEV", "LANE_EXTENSION", "FORK_JOIN"})
     public String pool;
 
     /** Workers; 0 = {@code Runtime.availableProcessors()}. */
@@ -59,6 +65,8 @@ public class FanoutBench {
     private ThreadPool ours;
     private ForkJoinPool fj;
     private final WaitGroup group = new WaitGroup();
+    private JoinNode joinRoot;
+    private long joinInvocations;
     private final AtomicLong total = new AtomicLong();
 
     @Setup(Level.Trial)
@@ -75,8 +83,25 @@ public class FanoutBench {
                     .queueKind(QueueKind.RING).build());
             case "WS_CHASE_LEV" -> ours = ThreadPool.create(b.schedulerVariant(SchedulerVariant.WORK_STEALING)
                     .queueKind(QueueKind.CHASE_LEV).build());
+            case "LANE_EXTENSION" -> ours = ThreadPool.create(b.schedulerVariant(SchedulerVariant.LANE_EXTENSION)
+                    .maxThreads(Math.min(n + 1, 64)).blockingWorkers(1).build()); // n default-lane workers
             case "FORK_JOIN" -> fj = new ForkJoinPool(n);
             default -> throw new IllegalArgumentException("pool=" + pool);
+        }
+        if (ours != null) {
+            joinRoot = JoinNode.build(ours, TREE_DEPTH);
+        }
+    }
+
+    /** tree_join: every leaf ran once per invocation (counted per leaf, plain, by whoever ran it). */
+    @TearDown(Level.Iteration)
+    public void checkJoinTree() {
+        if (joinRoot != null && joinInvocations > 0) {
+            long leaves = joinRoot.leafRuns();
+            if (leaves != joinInvocations << TREE_DEPTH) {
+                throw new IllegalStateException(pool + ": tree_join ran " + leaves + " leaves in " + joinInvocations
+                        + " invocations");
+            }
         }
     }
 
@@ -213,6 +238,101 @@ public class FanoutBench {
             total.getAndIncrement();
             if (depth > 0) {
                 invokeAll(new FjNode(total, depth - 1), new FjNode(total, depth - 1));
+            }
+        }
+    }
+
+    // ---- join ------------------------------------------------------------------------------------------
+
+    @Benchmark
+    public long tree_join() throws InterruptedException {
+        if (fj != null) {
+            fj.invoke(new FjJoinNode(TREE_DEPTH));
+            return 1L << TREE_DEPTH;
+        }
+        ours.join(joinRoot.left, joinRoot.right); // from outside: one hand-over, then 2^20 - 2 joins on workers
+        joinInvocations++;
+        return joinInvocations;
+    }
+
+    /** A node of the preallocated join tree: a leaf counts its runs; an inner node joins its children. */
+    static final class JoinNode implements Runnable {
+        final ThreadPool pool;
+        final JoinNode left;
+        final JoinNode right;
+        /** Runs of this leaf; plain: one runner at a time, published to the checker by the join's return. */
+        long runs;
+
+        JoinNode(ThreadPool pool, JoinNode left, JoinNode right) {
+            this.pool = pool;
+            this.left = left;
+            this.right = right;
+        }
+
+        static JoinNode build(ThreadPool pool, int depth) {
+            return depth == 0 ? new JoinNode(pool, null, null)
+                    : new JoinNode(pool, build(pool, depth - 1), build(pool, depth - 1));
+        }
+
+        long leafRuns() {
+            return left == null ? runs : left.leafRuns() + right.leafRuns();
+        }
+
+        @Override
+        public void run() {
+            if (left == null) {
+                runs++;
+                return;
+            }
+            try {
+                pool.join(left, right);
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        }
+    }
+
+    private static final class FjJoinNode extends RecursiveAction {
+        private final int depth;
+        long runs;
+
+        FjJoinNode(int depth) {
+            this.depth = depth;
+        }
+
+        @Override
+        protected void compute() {
+            if (depth == 0) {
+                runs++;
+                return;
+            }
+            invokeAll(new FjJoinNode(depth - 1), new FjJoinNode(depth - 1));
+        }
+    }
+
+    @Benchmark
+    public long wsum_join() throws InterruptedException {
+        total.set(0);
+        if (fj != null) {
+            fj.invoke(new FjSum(total, 0, ELEMENTS));
+        } else {
+            ours.join(new JoinSum(ours, total, 0, ELEMENTS / 2), new JoinSum(ours, total, ELEMENTS / 2, ELEMENTS));
+        }
+        return total.get();
+    }
+
+    private record JoinSum(ThreadPool pool, AtomicLong total, long lo, long hi) implements Runnable {
+        @Override
+        public void run() {
+            if (hi - lo <= LEAF) {
+                total.addAndGet(leaf(lo, hi));
+                return;
+            }
+            long mid = (lo + hi) >>> 1;
+            try {
+                pool.join(new JoinSum(pool, total, lo, mid), new JoinSum(pool, total, mid, hi));
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
             }
         }
     }

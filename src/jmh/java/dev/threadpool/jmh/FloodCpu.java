@@ -20,7 +20,7 @@ import java.util.concurrent.ExecutorService;
  * wakeups per 1000 tasks, and the submitting thread's own CPU per task over its submit loop (the flood's
  * bottleneck: the submitter, entry 6 of PERFORMANCE_TRACKING). A second table says where each thread's wall
  * time went ({@link ThreadTimes}: on a CPU, runnable but waiting for one, blocked; context switches), and a line
- * what the whole box did meanwhile (this JVM, other processes, idle, steal): entry 23 of PERFORMANCE_TRACKING.
+ * what the whole box did meanwhile (this JVM, other processes, idle, steal): entry 28 of PERFORMANCE_TRACKING.
  *
  * <pre>java -cp ... dev.threadpool.jmh.FloodCpu [rounds=7] [warmup=3] [pools=GLOBAL_QUEUE,WORK_STEALING,FJP,TPE_ABQ] [idleWindowMicros]</pre>
  */

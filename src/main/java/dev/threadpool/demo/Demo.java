@@ -163,22 +163,25 @@ public final class Demo {
     }
 
     /** One divide-and-conquer sum: where the leaves' sums go, and who summed how many leaves. */
-    private record SumJob(ThreadPool pool, WaitGroup wg, AtomicLong total, AtomicLongArray leavesPerWorker) {}
+    private record SumJob(ThreadPool pool, AtomicLong total, AtomicLongArray leavesPerWorker) {}
 
     /**
-     * The recursion's body, the one place to change when the split moves to another API: split
-     * {@code [lo, hi)} in halves down to leaves of {@link #LEAF}. Today: submit the right half (counted by the
-     * job's WaitGroup), keep the left.
+     * The recursion's body: split {@code [lo, hi)} in halves down to leaves of {@link #LEAF}, each split one
+     * {@link ThreadPool#join}: the right half is offered to idle workers, the left runs here, and the right runs
+     * here too unless a worker took it (ForkJoinPool's {@code invokeAll(left, right)}).
      */
     private static void split(SumJob job, long lo, long hi) {
-        long h = hi;
-        while (h - lo > LEAF) {
-            long mid = (lo + h) >>> 1;
-            long right = h;
-            job.pool().submit(() -> split(job, mid, right), job.wg());
-            h = mid;
+        if (hi - lo <= LEAF) {
+            leaf(job, lo, hi);
+            return;
         }
-        leaf(job, lo, h);
+        long mid = (lo + hi) >>> 1;
+        try {
+            job.pool().join(() -> split(job, lo, mid), () -> split(job, mid, hi));
+        } catch (InterruptedException e) { // only an outside caller's wait throws it: never on a worker
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted inside the split", e);
+        }
     }
 
     /** A leaf: the serial sum of mix(i) over {@code [lo, hi)}, added to the total. */
@@ -194,16 +197,13 @@ public final class Demo {
     private static boolean divideAndConquer(ThreadPool pool, ForkJoinPool fj, int threads) throws Exception {
         System.out.println();
         System.out.println("2. divide and conquer: sum of mix(i) over 2^24 elements, leaves of " + LEAF
-                + " (ForkJoinPool: the same split as a RecursiveTask)");
+                + " (ours: ThreadPool.join per split; ForkJoinPool: the same split as a RecursiveTask)");
         long expected = Compare.serialSum("   ", SUM_ELEMENTS);
         AtomicLongArray[] lastLeaves = new AtomicLongArray[1];
         boolean ok = Compare.run("   ", () -> {
-            SumJob job = new SumJob(pool, new WaitGroup(), new AtomicLong(), new AtomicLongArray(threads));
-            pool.submit(() -> split(job, 0, SUM_ELEMENTS), job.wg());
-            if (!job.wg().await(Duration.ofMinutes(2))) {
-                System.out.println("   did not finish within 2 minutes");
-                return false;
-            }
+            SumJob job = new SumJob(pool, new AtomicLong(), new AtomicLongArray(threads));
+            long mid = SUM_ELEMENTS >>> 1;
+            pool.join(() -> split(job, 0, mid), () -> split(job, mid, SUM_ELEMENTS)); // handed over, we wait
             lastLeaves[0] = job.leavesPerWorker();
             return job.total().get() == expected;
         }, () -> fj.invoke(new Wsum.FjSum(0, SUM_ELEMENTS)) == expected).ok();

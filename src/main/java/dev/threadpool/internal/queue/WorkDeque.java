@@ -185,13 +185,15 @@ public final class WorkDeque implements AutoCloseable {
 
     /**
      * Pushes {@code value} at the bottom. Owner only. Allocates only when the array is full and doubles.
+     * Returns how many entries the deque held before, as of the top this push read (thieves may have taken
+     * some since): 0 tells a caller that wakes thieves that the deque was empty (FJP signals work only then).
      *
      * @throws IllegalArgumentException if {@code value} is {@link QueueEntry#EMPTY} or {@link #ABORT}
      * @throws IllegalStateException if the deque already holds {@link Layout#MAX_CAPACITY} entries
      * @throws OutOfMemoryError if the array had to grow and the new one could not be allocated (after any of
      *         these the deque is unchanged: nothing is written before the growth has succeeded)
      */
-    public void push(long value) {
+    public long push(long value) {
         if ((value | 1L) == -1L) { // exactly the two sentinels, -1 and -2
             throw new IllegalArgumentException("value must not be EMPTY (-1) or ABORT (-2): value=" + value);
         }
@@ -216,6 +218,7 @@ public final class WorkDeque implements AutoCloseable {
         // reads. (A release *store* of bottom would cover only this push's store.)
         VarHandle.releaseFence();
         Mem.setLongOpaque(c, Layout.BOTTOM_OFFSET, b + 1); // relaxed; published by the fence above
+        return b - t;
     }
 
     /**

@@ -25,6 +25,8 @@ import java.lang.foreign.MemorySegment;
  *               full? spill: releaseBatch(oldest 16) with ONE CAS, keep the newest 16
  *               slots[count++] = idx
  *   drainAll(): releaseBatch(all) with ONE CAS; count = 0
+ *   popFree() / pushFree(idx): pop / push without the FREE -> RESERVED -> FREE transitions: the slot stays
+ *               FREE and private to the owner meanwhile (a join half uses only its index; see Joining)
  * </pre>
  * Spilling half rather than all (or one) gives hysteresis: after a spill the cache can absorb 16 releases
  * and serve 16 acquires before it touches the freelist again, so an owner that alternates around the
@@ -173,6 +175,40 @@ public final class DescCache {
                 return idx;
             }
         }
+    }
+
+    /**
+     * Takes a slot for the owner's private use without reserving it: it stays FREE (its control word is not
+     * touched), off the freelist and out of every cache, so nobody else can hand it out until
+     * {@link #pushFree} gives it back. For a join half, which uses only the slot's index (its reference and
+     * completion word) and is never published as a task. Returns -1 when the cache and the freelist are empty.
+     */
+    public int popFree() {
+        final MemorySegment s = seg;
+        int n = Mem.getIntPlain(s, Layout.COUNT_OFFSET);
+        if (n == 0) {
+            n = refill();
+            if (n == 0) {
+                return -1;
+            }
+        }
+        n--;
+        Mem.setIntPlain(s, Layout.COUNT_OFFSET, n);
+        return Mem.getIntPlain(s, Layout.slot(n));
+    }
+
+    /** Gives back a slot taken with {@link #popFree} (still FREE): as {@link #push}, without the state check. */
+    public void pushFree(int idx) {
+        final MemorySegment s = seg;
+        int n = Mem.getIntPlain(s, Layout.COUNT_OFFSET);
+        if (n == Layout.CAPACITY) {
+            table.releaseBatch(s, Layout.SLOTS_OFFSET, Layout.SPILL); // one CAS for the oldest half
+            MemorySegment.copy(s, Layout.slot(Layout.SPILL), s, Layout.SLOTS_OFFSET,
+                    Layout.SLOT_LENGTH * (Layout.CAPACITY - Layout.SPILL));
+            n = Layout.CAPACITY - Layout.SPILL;
+        }
+        Mem.setIntPlain(s, Layout.slot(n), idx);
+        Mem.setIntPlain(s, Layout.COUNT_OFFSET, n + 1);
     }
 
     /** One CAS for up to 32 slots; reverses them so the first one popped from the freelist is on top. */

@@ -208,6 +208,11 @@ final class LaneScheduler implements Scheduler {
         return defaults.localQueueLength(w);
     }
 
+    @Override
+    public int blockingWorkers() {
+        return blockingWorkers;
+    }
+
     /** The watchdog of the default lane's stalls: it reads {@link #defaultLaneQueued} on each tick. */
     @Override
     public Watchdog createWatchdog(PoolCore core, PoolConfig config, PoolMemory memory, PoolCounters counters,

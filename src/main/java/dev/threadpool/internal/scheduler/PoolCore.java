@@ -42,6 +42,9 @@ import java.util.function.IntConsumer;
  *   OverflowWorker         LANE_EXTENSION's spawned workers: run, retire     (Watchdog's slots)
  *   Watchdog               LANE_EXTENSION's stall detector, spawns overflow  run words, overflow mask
  *   Awaiting               await (helping on a worker), cancel, handles      (the control words)
+ *   Joining                join(left, right): offer right, run left, pop     JoinDeques: a Chase-Lev deque per
+ *                          back or help the thief (leapfrogging); thieves    worker, a completion word per slot
+ *                          (idle loop, helpNext); the outside caller's pair
  *   Lifecycle              state, shutdown steps 1-6, close step 7,          state, arena callers, stop flag
  *                          construction failure
  *   Snapshot               stats: read in invariant order -> PoolStats       the final stats, skew state
@@ -112,6 +115,9 @@ public final class PoolCore {
     private final OverflowWorker overflow;
     private final Submission submission;
     private final Awaiting awaiting;
+    private final Joining joining;
+    /** First capacity of each worker's join deque: more halves than this on one worker grow it (cold). */
+    private static final int JOIN_DEQUE_CAPACITY = 64;
 
     public PoolCore(PoolConfig config) {
         this(config, ConstructionHook.NONE);
@@ -183,13 +189,20 @@ public final class PoolCore {
 
             this.snapshot = new Snapshot(counters, parking, memory, scheduler, times, depthGauge, scratch, waitHist,
                     execHist, wakeHist, capacity, workerCount, slots);
-            this.lifecycle = new Lifecycle(config.threadNamePrefix(), memory, counters, table, slotTable, scheduler,
+            // Join halves: one deque per worker slot and a completion word per descriptor slot. The idle path and
+            // the lifecycle see the topology through JoinAwareScheduler (re-check and close include them).
+            JoinDeques joinDeques = new JoinDeques(memory, slots, capacity, JOIN_DEQUE_CAPACITY);
+            long stealers = Joining.stealers(workerCount, scheduler.blockingWorkers());
+            Scheduler idleView = new JoinAwareScheduler(scheduler, joinDeques, stealers);
+            this.lifecycle = new Lifecycle(config.threadNamePrefix(), memory, counters, table, slotTable, idleView,
                     parking, space, snapshot, workers, watchdog, errors);
-            Idle idle = new Idle(scheduler, parking, slotTable, counters, lifecycle, times, config.idleStrategy(),
+            this.joining = new Joining(joinDeques, slotTable, lifecycle, parking, counters, stealers);
+            Idle idle = new Idle(idleView, parking, slotTable, counters, lifecycle, times, config.idleStrategy(),
                     config.spinBeforePark().toNanos(), config.idleWindow().toNanos(), scratch,
                     config.scratchIdlePurge().toNanos(), timestamps, wakeHist);
             this.loop = new WorkerLoop(scheduler, table, slotTable, space, counters, idle, times, errors,
-                    config.errorHandler(), watchdog, config.threadNamePrefix(), timestamps, waitHist, execHist);
+                    config.errorHandler(), watchdog, config.threadNamePrefix(), timestamps, waitHist, execHist,
+                    joining);
             this.overflow = watchdog != null
                     ? new OverflowWorker(scheduler, loop, idle, parking, slotTable, counters, lifecycle, times,
                             watchdog)
@@ -305,14 +318,33 @@ public final class PoolCore {
         return submission.submitWaitable(currentWorker(), submitter, task, flags);
     }
 
-    /** {@link ParallelFor}'s fork: one attempt, never waits, never runs inline (see Submission.tryFork). */
-    boolean tryFork(Runnable task, WaitGroup group) {
-        return submission.tryFork(currentWorker(), task, group);
-    }
-
     /** {@link ParallelFor}'s wait: runs one queued entry nested if the caller is a worker below the bound. */
     boolean helpOnce() {
         return loop.helpOnce(currentWorker());
+    }
+
+    // ---- join (Joining) ---------------------------------------------------------------------------------------
+
+    /**
+     * Runs both and returns when both are done; {@code TaskFailedException} if either threw (after both
+     * ended). On a worker of this pool: fork/join on its stack (Joining); elsewhere the pair is handed over
+     * as one task and the caller waits, interruptibly.
+     */
+    public void join(Runnable left, Runnable right) throws InterruptedException {
+        WorkerThread self = currentWorker();
+        if (self != null) {
+            joining.join(self, left, right);
+        } else {
+            joining.joinFromOutside(submission, left, right);
+        }
+    }
+
+    /**
+     * {@link #join} for the pool's own splitters ({@link ParallelFor}) on a worker: no admission check, since
+     * the pair is part of a task the pool accepted. {@code self} is the calling worker.
+     */
+    void joinAccepted(WorkerThread self, Runnable left, Runnable right) {
+        joining.joinAccepted(self, left, right);
     }
 
     // ---- await and cancel (Awaiting) --------------------------------------------------------------------------
@@ -508,5 +540,9 @@ public final class PoolCore {
 
     WorkerLoop loopForTest() {
         return loop;
+    }
+
+    Joining joiningForTest() {
+        return joining;
     }
 }

@@ -165,6 +165,14 @@ interface Scheduler {
     }
 
     /**
+     * Workers {@code [0, n)} reserved for a blocking lane (LANE_EXTENSION's {@code blockingWorkers}); 0 for a
+     * topology without one. Such a worker may block in a task for long, so it steals no join half (Joining).
+     */
+    default int blockingWorkers() {
+        return 0;
+    }
+
+    /**
      * The stall watchdog this topology runs beside its workers, built from the pool's parts (not started), or
      * null for a topology without one. Only LANE_EXTENSION has one: it spawns overflow workers when a
      * default-lane task blocks. The pool asks the topology instead of testing which one it is.

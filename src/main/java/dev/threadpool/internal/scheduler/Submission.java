@@ -28,9 +28,9 @@ import java.util.function.BooleanSupplier;
  *
  * <h2>Waiting for a descriptor on a worker</h2>
  * A worker never blocks for a descriptor while it could help: a detached UNBOUNDED submit runs the task
- * inline, a waitable one helps run queued work until a descriptor is free ({@link #acquireByHelping}), a
- * fork ({@link #tryFork}) gives the work back to its caller. Past {@code MAX_INLINE_DEPTH} the first two
- * refuse with {@link PoolBusyException} and the third refuses to fork.
+ * inline, a waitable one helps run queued work until a descriptor is free ({@link #acquireByHelping}). Past
+ * {@code MAX_INLINE_DEPTH} both refuse with {@link PoolBusyException}. (A join half that finds no descriptor
+ * runs inline after its left half: Joining.)
  */
 final class Submission {
     /** Tasks accepted with one CAS and pushed with one ring claim by {@link #submitBatch}. */
@@ -234,35 +234,6 @@ final class Submission {
         enqueue(self, submitter, entry, lane);
         scheduler.signalWork(1, lane);
         return entry; // the queue entry is the handle (DescriptorTable, "Handles and queue entries")
-    }
-
-    // ---- fork ---------------------------------------------------------------------------------------------
-
-    /**
-     * One attempt to hand {@code task} to the pool as a detached task counted by {@code group} (which gets its
-     * {@code add(1)} here), for a splitter that runs the work itself when this returns false: no descriptor
-     * free right now, or admission closed. Never waits, never runs inline, and counts no rejection, since
-     * nothing is refused: the caller keeps the work. Used by {@link ParallelFor}.
-     */
-    boolean tryFork(WorkerThread self, Runnable task, WaitGroup group) {
-        if (!lifecycle.accepting()) {
-            return false;
-        }
-        if (self != null && !WorkerLoop.mayHelp(self)) {
-            return false; // its splitter could not help run the fork (helpOnce refuses): keep the work
-        }
-        int idx = slots.acquireFast(self, Slots.NO_SUBMITTER);
-        if (idx < 0) {
-            return false;
-        }
-        if (!counters.tryAccept(1)) {
-            table.unreserve(idx);
-            return false;
-        }
-        group.add(1); // before publish: the task may finish (and call done) at once
-        enqueue(self, Slots.NO_SUBMITTER, slots.publish(idx, task, group, 0, false), Lane.DEFAULT);
-        scheduler.signalWork(1, Lane.DEFAULT);
-        return true;
     }
 
     // ---- descriptors when none is free --------------------------------------------------------------------

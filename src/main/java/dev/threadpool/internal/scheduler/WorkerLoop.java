@@ -16,7 +16,8 @@ import dev.threadpool.internal.stats.WorkerTimes;
  * own stack (helping, a waiter's own task, caller-runs).
  *
  * <pre>
- *   loop:     scheduler.next(self) -> runEntry | nothing: Idle.idle (spin, announce, park) -> again
+ *   loop:     scheduler.next(self) -> runEntry | nothing: steal an offered join half (Joining) and run it
+ *             | nothing either: Idle.idle (spin, announce, park) -> again
  *   runEntry: tryStart (gen, QUEUED) -> (gen, RUNNING): a CAS if waitable, a release store if detached
  *            (the pop already decided); else drop the entry (stale / cancelled)
  *             -> run, containing any Throwable -> clear the refs -> outcome:
@@ -70,10 +71,12 @@ final class WorkerLoop {
     /** TimestampMode.FULL only (else null): per-worker queue-wait and execution histograms. */
     private final LogHistogram waitHist;
     private final LogHistogram execHist;
+    /** Join halves: an idle worker steals one before it searches; a helper after its queues are empty. */
+    private final Joining joining;
 
     WorkerLoop(Scheduler scheduler, DescriptorTable table, Slots slots, SpaceWaiters space, PoolCounters counters,
             Idle idle, WorkerTimes times, RecentErrors errors, TaskErrorHandler errorHandler, Watchdog watchdog,
-            String poolName, boolean timestamps, LogHistogram waitHist, LogHistogram execHist) {
+            String poolName, boolean timestamps, LogHistogram waitHist, LogHistogram execHist, Joining joining) {
         this.scheduler = scheduler;
         this.table = table;
         this.slots = slots;
@@ -88,6 +91,7 @@ final class WorkerLoop {
         this.timestamps = timestamps;
         this.waitHist = waitHist;
         this.execHist = execHist;
+        this.joining = joining;
     }
 
     /** A base worker's life: take and run entries until {@link Idle#idle} says stop. */
@@ -96,6 +100,9 @@ final class WorkerLoop {
             long e = scheduler.next(self);
             if (e != QueueEntry.EMPTY) {
                 runEntry(self, e);
+                continue;
+            }
+            if (joining.stealAndRun(self)) { // a join half another worker offered, at the top of our stack
                 continue;
             }
             if (!timedIdle(self)) {
@@ -224,14 +231,14 @@ final class WorkerLoop {
     }
 
     /**
-     * Helping: runs the next entry {@code self} would take, nested ({@link #runNested}); false when nothing is
-     * queued for it. Every helping site (helpOnce, await, acquireByHelping, waitForRingRoom) comes through here,
-     * after checking {@link #mayHelp}.
+     * Helping: runs the next entry {@code self} would take, nested ({@link #runNested}), or else an offered
+     * join half ({@link Joining#stealAndRunNested}); false when neither is there for it. Every helping site
+     * (helpOnce, await, acquireByHelping, waitForRingRoom) comes through here, after checking {@link #mayHelp}.
      */
     boolean helpNext(WorkerThread self) {
         long e = scheduler.next(self);
         if (e == QueueEntry.EMPTY) {
-            return false;
+            return joining.stealAndRunNested(self); // a join half, one level deeper, as runNested counts
         }
         runNested(self, e);
         return true;
@@ -242,8 +249,7 @@ final class WorkerLoop {
      * nested, if there is one, and returns true; false when nothing is queued for this worker, the worker is
      * at the nesting bound, or the caller is not a worker of this pool. For waits that must help instead of
      * blocking (a worker blocking on work it queued itself could starve it). A caller that may be past the
-     * bound must not queue work only it would run: {@code tryFork} refuses there, so {@link ParallelFor} forks
-     * nothing it could not help with.
+     * bound must not queue work only it would run.
      */
     boolean helpOnce(WorkerThread self) {
         // false at the nesting bound: the caller waits instead (bounded stack)

@@ -39,6 +39,20 @@ public final class WorkerThread extends Thread {
         return index;
     }
 
+    /** True when the calling thread is a worker of some pool (for {@code WaitGroup.await}). */
+    public static boolean currentIsWorker() {
+        return Thread.currentThread() instanceof WorkerThread;
+    }
+
+    /**
+     * From a worker of some pool: runs one entry queued for it, or one offered join half, nested (helping,
+     * bounded by {@code WorkerLoop.MAX_INLINE_DEPTH}); false when there was none, at the bound, or when the
+     * caller is not a worker. For waits that must not block a worker ({@code WaitGroup.await}).
+     */
+    public static boolean helpCurrent() {
+        return Thread.currentThread() instanceof WorkerThread w && w.core.helpOnce();
+    }
+
     @Override
     public void run() {
         if (cpu >= 0) {

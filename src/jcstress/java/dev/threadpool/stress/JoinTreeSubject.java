@@ -1,0 +1,118 @@
+package dev.threadpool.stress;
+
+import dev.threadpool.PoolConfig;
+import dev.threadpool.PoolStats;
+import dev.threadpool.QueueKind;
+import dev.threadpool.SchedulerVariant;
+import dev.threadpool.ThreadPool;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * {@code ThreadPool.join} under counting stress: random binary join trees whose leaves are the items. The items
+ * are cut into one range per variant (GLOBAL_QUEUE, WORK_STEALING/RING, WORK_STEALING/CHASE_LEV,
+ * LANE_EXTENSION); on GLOBAL_QUEUE and WORK_STEALING/CHASE_LEV {@code threads} outside callers join random
+ * trees over their part at once, on the other two one caller does, so idle workers steal and owners wait for
+ * thieves.
+ * Every split point is random (a hash of the range), so trees are lopsided and deep as often as balanced;
+ * GLOBAL_QUEUE and WORK_STEALING/CHASE_LEV run with {@code queueCapacity} 64 (no descriptor caches, a short
+ * table: offered halves, popped back or stolen and helped with, mix with joins that find no descriptor and run
+ * both halves inline), the other two with 4096 (worker descriptor caches on, nearly every join offers). Each
+ * leaf records its item. Afterwards: every item exactly once, and the accounting after close (no descriptor
+ * live, no bytes live, only the outside pairs counted as tasks).
+ */
+final class JoinTreeSubject implements StressSubject {
+    private static final int LEAF = 4;
+
+    @Override
+    public String name() {
+        return "join-tree";
+    }
+
+    @Override
+    public String run(int items, int threads, Seen seen) throws Exception {
+        PoolConfig.Builder[] configs = {
+            PoolConfig.builder().schedulerVariant(SchedulerVariant.GLOBAL_QUEUE),
+            PoolConfig.builder().schedulerVariant(SchedulerVariant.WORK_STEALING).queueKind(QueueKind.RING),
+            PoolConfig.builder().schedulerVariant(SchedulerVariant.WORK_STEALING).queueKind(QueueKind.CHASE_LEV),
+            PoolConfig.builder().schedulerVariant(SchedulerVariant.LANE_EXTENSION),
+        };
+        StringBuilder out = new StringBuilder();
+        long per = (items + configs.length - 1) / configs.length;
+        for (int k = 0; k < configs.length; k++) {
+            long lo = 1 + k * per;
+            long hi = Math.min(items + 1L, lo + per);
+            if (lo >= hi) {
+                break;
+            }
+            int capacity = k % 2 == 0 ? 64 : 4096;
+            // WORK_STEALING/RING and LANE_EXTENSION: one outside caller, so the other workers idle and steal
+            // (helping, leapfrogging and parking owners); the other two: one caller per thread, all workers busy
+            int callers = k % 2 == 0 ? Math.max(1, threads) : 1;
+            ThreadPool pool = ThreadPool.create(configs[k].maxThreads(Math.max(2, threads)).queueCapacity(capacity)
+                    .daemon(true).build());
+            AtomicReference<Throwable> failed = new AtomicReference<>();
+            Thread[] ts = new Thread[callers];
+            long part = (hi - lo + callers - 1) / callers;
+            int pairs = 0;
+            for (int c = 0; c < callers; c++) {
+                long clo = lo + c * part;
+                long chi = Math.min(hi, clo + part);
+                if (clo >= chi) {
+                    ts[c] = null;
+                    continue;
+                }
+                pairs += chi - clo > LEAF ? 1 : 0;
+                ts[c] = new Thread(() -> {
+                    try {
+                        new Node(pool, seen, clo, chi).run(); // the root join from outside, the rest on workers
+                    } catch (Throwable t) {
+                        failed.compareAndSet(null, t);
+                    }
+                }, "join-caller-" + c);
+                ts[c].start();
+            }
+            for (Thread t : ts) {
+                if (t != null) {
+                    t.join(120_000);
+                    if (t.isAlive()) {
+                        throw new IllegalStateException(t.getName() + " did not finish within 120 s");
+                    }
+                }
+            }
+            if (failed.get() != null) {
+                throw new IllegalStateException("a join failed", failed.get());
+            }
+            pool.close();
+            PoolStats after = pool.statsSnapshot();
+            if (after.taskDescLive() != 0 || after.liveBytes() != 0 || after.submitted() != pairs
+                    || after.completed() != pairs || after.totalAllocBytes() != after.totalFreeBytes()) {
+                throw new IllegalStateException("accounting broken after close (" + pairs + " outside pairs): "
+                        + after);
+            }
+            out.append(k == 0 ? "" : "/").append(after.steals());
+        }
+        return "steals " + out;
+    }
+
+    /** A node over items [lo, hi): a leaf of at most LEAF items, or a join at a random split. */
+    private record Node(ThreadPool pool, Seen seen, long lo, long hi) implements Runnable {
+        @Override
+        public void run() {
+            long n = hi - lo;
+            if (n <= LEAF) {
+                for (long v = lo; v < hi; v++) {
+                    seen.hit(v);
+                }
+                return;
+            }
+            long h = (lo * 0x9E3779B97F4A7C15L) ^ (hi * 0xC2B2AE3D27D4EB4FL);
+            h ^= h >>> 29;
+            long mid = lo + 1 + Math.floorMod(h, n - 1); // in [lo + 1, hi - 1]
+            try {
+                pool.join(new Node(pool, seen, lo, mid), new Node(pool, seen, mid, hi));
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        }
+    }
+}

@@ -1,0 +1,116 @@
+package dev.threadpool.internal.scheduler;
+
+import dev.threadpool.Lane;
+import dev.threadpool.PoolConfig;
+import dev.threadpool.internal.memory.PoolMemory;
+import dev.threadpool.internal.stats.PoolCounters;
+
+/**
+ * The topology's {@link Scheduler} as the idle path and the lifecycle see it: the same, except that
+ * {@link #hasWork} also reports offered join halves ({@link JoinDeques}) to a worker that steals them, and
+ * {@link #close} also frees the join deques. A searching worker that sees one goes back to its loop, where
+ * {@code WorkerLoop.run} steals it once {@code next} found nothing.
+ *
+ * <p>Only {@link Idle} and {@link Lifecycle} get this view; the submit path and the worker loop keep the
+ * topology itself (no extra dispatch there). A join half is not a queued task: {@link #drainOne} (the
+ * CANCEL_PENDING sweep) and {@link #depth} do not see it, since its owner always runs or awaits it
+ * ({@link Joining}).
+ */
+final class JoinAwareScheduler implements Scheduler {
+    private final Scheduler topology;
+    private final JoinDeques joins;
+    /** Workers that steal join halves (see Joining). */
+    private final long stealers;
+
+    JoinAwareScheduler(Scheduler topology, JoinDeques joins, long stealers) {
+        this.topology = topology;
+        this.joins = joins;
+        this.stealers = stealers;
+    }
+
+    @Override
+    public boolean hasWork(int i) {
+        // seq_cst loads of the topology's queues, then of the join deques' top and bottom. The join half is a
+        // hint only: its owner runs it if nobody steals it, so a miss costs parallelism, never the half.
+        return topology.hasWork(i) || (Joining.stealer(stealers, i) && joins.anyNonEmpty());
+    }
+
+    @Override
+    public void close() {
+        topology.close();
+        joins.close();
+    }
+
+    // ---- the rest as the topology has it ---------------------------------------------------------------
+
+    @Override
+    public boolean tryEnqueue(WorkerThread self, long entry, Lane lane) {
+        return topology.tryEnqueue(self, entry, lane);
+    }
+
+    @Override
+    public int tryEnqueueMany(WorkerThread self, long[] entries, int from, int n, Lane lane) {
+        return topology.tryEnqueueMany(self, entries, from, n, lane);
+    }
+
+    @Override
+    public void signalWork(int n, Lane lane) {
+        topology.signalWork(n, lane);
+    }
+
+    @Override
+    public long next(WorkerThread self) {
+        return topology.next(self);
+    }
+
+    @Override
+    public boolean pendingPush(int i) {
+        return topology.pendingPush(i);
+    }
+
+    @Override
+    public void searching(int i, boolean on) {
+        topology.searching(i, on);
+    }
+
+    @Override
+    public long drainOne() {
+        return topology.drainOne();
+    }
+
+    @Override
+    public boolean tryEnqueueFromSubmitter(int slot, long entry) {
+        return topology.tryEnqueueFromSubmitter(slot, entry);
+    }
+
+    @Override
+    public int tryEnqueueManyFromSubmitter(int slot, long[] entries, int from, int n) {
+        return topology.tryEnqueueManyFromSubmitter(slot, entries, from, n);
+    }
+
+    @Override
+    public void closeSubmitter(int slot) {
+        topology.closeSubmitter(slot);
+    }
+
+    @Override
+    public long depth(Lane lane) {
+        return topology.depth(lane);
+    }
+
+    @Override
+    public long localQueueLength(int w) {
+        return topology.localQueueLength(w);
+    }
+
+    @Override
+    public int blockingWorkers() {
+        return topology.blockingWorkers();
+    }
+
+    @Override
+    public Watchdog createWatchdog(PoolCore core, PoolConfig config, PoolMemory memory, PoolCounters counters,
+            ParkingLot parking) {
+        return topology.createWatchdog(core, config, memory, counters, parking);
+    }
+}

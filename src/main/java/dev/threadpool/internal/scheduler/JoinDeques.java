@@ -1,0 +1,289 @@
+package dev.threadpool.internal.scheduler;
+
+import dev.threadpool.internal.memory.Mem;
+import dev.threadpool.internal.memory.PoolMemory;
+import dev.threadpool.internal.queue.QueueEntry;
+import dev.threadpool.internal.queue.WorkDeque;
+import java.lang.foreign.MemorySegment;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The join halves of {@code ThreadPool.join}: per worker a Chase–Lev deque of offered halves, and per descriptor
+ * slot the half's reference, its failure and its completion word. The protocol that uses them is in
+ * {@link Joining}; this class holds the lock-free parts, so that jcstress can drive them without a pool.
+ *
+ * <pre>
+ *   OWNER (worker w)  offer(w, idx, half): halves[idx] = half (plain); deque w.push(idx)
+ *                     popBack(w, idx):     deque w.take() == idx ? ours, run it inline : stolen
+ *                     word(idx) (acquire), tryMarkParked(idx, seen) (CAS), finishStolen(idx) (plain)
+ *   THIEF (any)       steal(v) -> idx; markStolen(idx, thief) (release); half(idx); complete(idx, v, failure)
+ * </pre>
+ *
+ * <h2>Exactly once</h2>
+ * The deque decides who runs a half: the owner's {@code take} and a thief's {@code steal} are the two sides of
+ * Chase–Lev's last-entry race, and exactly one of them returns the entry ({@link WorkDeque}; jcstress
+ * {@code JoinProtocolTest.PopBackVsSteal}). The owner's pop-back therefore needs no descriptor CAS: an entry it
+ * takes back was taken by nobody else, and it runs it inline.
+ *
+ * <h2>The completion word (one per descriptor slot)</h2>
+ * <pre>
+ *   OFFERED            0           written plain by the owner before the push (published by push's fence)
+ *   STOLEN(t)          1 + t       release store by thief t after its steal: tells the owner whom to help
+ *   | PARKED           1 << 8      CAS by the owner before it parks (from OFFERED or STOLEN(t))
+ *   DONE               1 << 9      getAndSet by the thief after the run; replaces everything above
+ * </pre>
+ * The thief's {@code getAndSet(DONE)} is a release: the half's effects and the failure (a plain store before
+ * it) happen-before the owner's acquire load that reads DONE. It returns the old word: PARKED there means the
+ * owner's CAS came first, so the owner is parked or about to park and must be unparked; without PARKED the
+ * owner's later CAS (which expects a word without DONE) fails, and it does not park. No wake is lost and none
+ * is needed otherwise (jcstress {@code JoinProtocolTest.CompletionVsPark}). After its getAndSet the thief
+ * touches nothing of the slot: the owner may hand it to the next join at once.
+ *
+ * <h2>Layout (off-heap words)</h2>
+ * <pre>
+ *   WORD  long @ idx * WORD_LENGTH     completion word of descriptor slot idx (see above), not padded: a slot
+ *                                      is used by one owner and at most one thief at a time
+ * </pre>
+ * The deques are {@link WorkDeque}s (their own layout), first sized {@code dequeCapacity}; one owner holds at
+ * most as many halves as it holds descriptors, and a deque grows only past {@code dequeCapacity} of them.
+ */
+public final class JoinDeques implements AutoCloseable {
+
+    /** Off-heap layout of the completion words. */
+    public static final class Layout {
+        public static final long WORD_LENGTH = Long.BYTES;
+
+        private Layout() {}
+
+        public static long word(int idx) {
+            return WORD_LENGTH * idx;
+        }
+    }
+
+    /** The half is offered and nobody has stolen it (yet). */
+    public static final long OFFERED = 0L;
+    /** Or-ed in by the owner before it parks. */
+    public static final long PARKED = 1L << 8;
+    /** The thief ran the half; its failure (if any) is in {@link #finishStolen}. */
+    public static final long DONE = 1L << 9;
+    private static final long THIEF_MASK = PARKED - 1;
+
+    private final WorkDeque[] deques;
+    private final MemorySegment words;
+    private final Runnable[] halves;
+    private final Throwable[] failures;
+    /** Owner thread of each deque, written by the owner before its push (plain; published by the push). */
+    private final Thread[] owners;
+
+    /**
+     * {@code workers} deques of first capacity {@code dequeCapacity} (a power of two, >= 2), and completion words
+     * for {@code slots} descriptor slots, all from {@code memory}.
+     */
+    public JoinDeques(PoolMemory memory, int workers, int slots, int dequeCapacity) {
+        if (workers < 1) {
+            throw new IllegalArgumentException("workers must be >= 1: workers=" + workers);
+        }
+        if (slots < 1) {
+            throw new IllegalArgumentException("slots must be >= 1: slots=" + slots);
+        }
+        this.words = memory.allocate("join completion words", Layout.WORD_LENGTH * slots);
+        this.halves = new Runnable[slots];
+        this.failures = new Throwable[slots];
+        this.owners = new Thread[workers];
+        this.deques = new WorkDeque[workers];
+        for (int w = 0; w < workers; w++) {
+            deques[w] = new WorkDeque(memory, "join deque " + w, dequeCapacity);
+        }
+    }
+
+    /** Worker deques. */
+    public int workers() {
+        return deques.length;
+    }
+
+    /** A thief's word for the owner: stolen by worker {@code thief}. */
+    public static long stolen(int thief) {
+        return 1L + thief;
+    }
+
+    /** The thief named by word {@code w}, or -1 while nobody has said it stole the half. */
+    public static int thiefOf(long w) {
+        return (int) (w & THIEF_MASK) - 1;
+    }
+
+    public static boolean isDone(long w) {
+        return (w & DONE) != 0;
+    }
+
+    // =====================================================================================================
+    // OWNER (worker w only)
+    // =====================================================================================================
+
+    /**
+     * Offers {@code half} in slot {@code idx} (RESERVED by the caller) to thieves: the reference and the word
+     * first (plain; the word is OFFERED whenever the slot is not in a stolen join), then the push, whose release
+     * fence publishes them to the thief that steals {@code idx}.
+     * Returns the entries the deque held before (0: it was empty; see {@link WorkDeque#push}).
+     */
+    public long offer(int w, int idx, Runnable half) {
+        Thread me = Thread.currentThread();
+        if (owners[w] != me) {
+            owners[w] = me; // plain: published by the push below; read by a thief after its steal
+        }
+        halves[idx] = half; // plain: published by the push's release fence, read after the thief's steal
+        // The word is OFFERED already: zeroed with the block, and reset by the owner that last saw it DONE
+        // (finishStolen) before the slot went back; that hand-over (our own cache, or the freelist's CAS)
+        // happens-before this use.
+        return deques[w].push(idx); // WorkDeque: slot write, release fence, bottom store
+    }
+
+    /**
+     * Takes the newest entry of w's deque, which is {@code idx} unless a thief stole it: true, and the half is
+     * the owner's to run; false, stolen (the thief runs it and completes the word). Owner only.
+     *
+     * @throws IllegalStateException if the deque held another entry (a join returned without its pop-back)
+     */
+    public boolean popBack(int w, int idx) {
+        int e = takeBack(w);
+        if (e == idx) {
+            return true;
+        }
+        if (e >= 0) {
+            throw new IllegalStateException("join deque " + w + " held entry " + e + " above join half " + idx);
+        }
+        return false;
+    }
+
+    /**
+     * The owner's take: the newest entry of w's deque (its slot), or -1 when a thief took the last one or the
+     * deque is empty. Owner only.
+     */
+    public int takeBack(int w) {
+        long e = deques[w].take(); // full fence, and on the last entry the CAS on top against thieves
+        return e == QueueEntry.EMPTY ? -1 : (int) e;
+    }
+
+    /** The half of a slot its owner took back or a thief stole (plain: see {@link #offer}). */
+    public Runnable half(int idx) {
+        return halves[idx];
+    }
+
+    /** Drops the half's reference; by the owner once the half has ended (its slot is the owner's again). */
+    public void clear(int idx) {
+        halves[idx] = null;
+    }
+
+    /** The completion word, acquire: reading DONE makes the thief's run and failure visible. */
+    public long word(int idx) {
+        return Mem.getLongAcquire(words, Layout.word(idx)); // pairs with complete's getAndSet / markStolen's release
+    }
+
+    /**
+     * Marks the owner as parked, if the word is still {@code seen}, a STOLEN(t) word (never OFFERED, never
+     * DONE): true, and the thief's {@link #complete} will unpark it. False: the word changed (DONE): look again.
+     * From OFFERED the owner must not park: the thief's {@link #markStolen} is a plain store that would erase
+     * PARKED (it spins or parks bounded instead, see Joining).
+     */
+    public boolean tryMarkParked(int idx, long seen) {
+        if (thiefOf(seen) < 0 || isDone(seen)) {
+            throw new IllegalArgumentException("seen must be a STOLEN(t) word: seen=" + seen);
+        }
+        // CAS (volatile): exactly one of this and complete's getAndSet comes first in the word's order
+        return Mem.casLong(words, Layout.word(idx), seen, seen | PARKED);
+    }
+
+    /**
+     * The owner saw its stolen half DONE: returns the half's failure (or null) and resets the slot for its next
+     * use (failure cleared, word back to OFFERED). Plain: after the acquire load of DONE, the slot is the owner's
+     * alone; the slot's hand-over to its next user publishes the reset.
+     */
+    public Throwable finishStolen(int idx) {
+        Throwable f = failures[idx];
+        if (f != null) {
+            failures[idx] = null;
+        }
+        Mem.setLongPlain(words, Layout.word(idx), OFFERED);
+        return f;
+    }
+
+    // =====================================================================================================
+    // THIEF (any thread)
+    // =====================================================================================================
+
+    /**
+     * Steals the oldest half of worker {@code v}'s deque: its slot, or -1 when the deque looked empty. Retries
+     * an ABORT (another thief or the owner won that entry) while the deque is not empty.
+     */
+    public int steal(int v) {
+        WorkDeque d = deques[v];
+        for (;;) {
+            long e = d.steal(); // acquire top, full fence, acquire bottom, CAS on top
+            if (e == QueueEntry.EMPTY) {
+                return -1;
+            }
+            if (e != WorkDeque.ABORT) {
+                return (int) e;
+            }
+        }
+    }
+
+    /** Tells the owner of a stolen half who runs it (release: ordered after the steal's CAS). */
+    public void markStolen(int idx, int thief) {
+        // release store: read by the owner's acquire load (word). Nothing else writes the word between the
+        // owner's OFFERED and this store: the owner's PARKED CAS expects STOLEN(t), which only this store makes.
+        Mem.setLongRelease(words, Layout.word(idx), stolen(thief));
+    }
+
+    /**
+     * The thief ran stolen half {@code idx} of victim {@code v}'s deque: records {@code failure} (null: none)
+     * and sets DONE, unparking the owner if it had parked (returns true then). The last access to the slot by the
+     * thief.
+     */
+    public boolean complete(int idx, int v, Throwable failure) {
+        if (failure != null) {
+            failures[idx] = failure; // plain: published by the getAndSet below
+        }
+        halves[idx] = null; // the thief's last use of the reference; the owner reuses the slot after DONE
+        Thread owner = owners[v]; // plain: written before the push we stole from; the owner is inside its join
+        // getAndSet (volatile, a release): publishes the run's effects and the failure to the owner's acquire
+        // load that reads DONE; its old value says whether the owner's PARKED CAS came first.
+        long old = Mem.getAndSetLong(words, Layout.word(idx), DONE);
+        if ((old & PARKED) != 0) {
+            LockSupport.unpark(owner);
+            return true;
+        }
+        return false;
+    }
+
+    // =====================================================================================================
+    // ANY THREAD
+    // =====================================================================================================
+
+    /** Whether worker {@code v}'s deque holds an entry (volatile loads of top and bottom). */
+    public boolean nonEmpty(int v) {
+        return deques[v].size() > 0;
+    }
+
+    /** Whether any deque holds an entry (volatile loads of each one's top and bottom). */
+    public boolean anyNonEmpty() {
+        for (WorkDeque d : deques) {
+            if (d.size() > 0) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Entries in worker {@code v}'s deque now (volatile loads; exact only when quiescent). */
+    public long size(int v) {
+        return deques[v].size();
+    }
+
+    /** Frees every deque (once nobody uses them; a no-op after the arena closed). */
+    @Override
+    public void close() {
+        for (WorkDeque d : deques) {
+            d.close();
+        }
+    }
+}

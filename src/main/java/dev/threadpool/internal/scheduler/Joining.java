@@ -1,0 +1,395 @@
+package dev.threadpool.internal.scheduler;
+
+import dev.threadpool.TaskCancelledException;
+import dev.threadpool.TaskFailedException;
+import dev.threadpool.WaitGroup;
+import dev.threadpool.internal.stats.PoolCounters;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * {@code ThreadPool.join(left, right)}: fork/join of two halves, the way ForkJoinPool's {@code invokeAll(a, b)}
+ * and Rayon's {@code join} do it. The halves live in {@link JoinDeques}; this room is the protocol.
+ *
+ * <pre>
+ *   on worker w:  accepting? (else PoolShutdownException, as submit)
+ *                 idx = w's descriptor cache (none free: run left, then right, inline; nothing else)
+ *                 offer right: halves[idx], push idx on w's join deque; deque was empty:
+ *                 wake one parked stealer, if any
+ *                 run left inline
+ *                 pop back: take() == idx ? run right inline : stolen -> awaitStolen (helping), then its failure
+ *                 idx back to w's cache; both failed? TaskFailedException(first = left's, right's suppressed)
+ *   elsewhere:    the pair as one detached task (ExternalJoin) that joins on a worker; wait on its WaitGroup
+ *   thieves:      idle workers (WorkerLoop.run after scheduler.next found nothing), helpers (helpNext) and
+ *                 waiting owners (awaitStolen) steal from a join deque's top: markStolen, run, complete
+ * </pre>
+ *
+ * <h2>Cost of the path nobody steals from</h2>
+ * One admission load, the cache pop (plain, owner-only, the slot not even reserved:
+ * {@link DescCache#popFree}; one freelist CAS per 32 only when the cache runs dry), a plain store of the
+ * reference, the push (plain and release stores), one volatile load of the idle mask when the deque was empty
+ * before, the take (a full fence, the Chase–Lev owner's price; a CAS only when the half is the last entry),
+ * and the cache push. No read-modify-write on a line another thread writes, and no allocation: the slot's
+ * descriptor stays FREE (only its index is used) and is never QUEUED, so no start CAS, no counters CAS, no
+ * WaitGroup. (A pool too small for descriptor caches, {@code queueCapacity} below 128 per worker, takes the
+ * slot from the freelist instead: one CAS each way.)
+ *
+ * <h2>Waiting for a stolen half: leapfrogging</h2>
+ * The owner knows its thief from the word ({@code STOLEN(t)}) and steals only from t's join deque while it
+ * waits (FJP's helpJoin, Wagner and Calder's leapfrogging). Its own deque is empty then: Chase–Lev thieves
+ * take the oldest entry first, so the newest one, our half, is stolen only after every older one. So whatever
+ * t pushed after it stole our half is a descendant of that half, and so is whatever the helper takes from t:
+ * each level of helping on the owner's stack runs a strictly deeper node of the user's own recursion. The
+ * stack is therefore bounded by a constant times the depth of the user's recursion; in addition every help
+ * counts one level of {@code inlineDepth} and stops at {@link WorkerLoop#MAX_INLINE_DEPTH}, like every other
+ * helping site. When t's deque is empty the owner spins, yields, then parks: bounded while the word still
+ * says OFFERED, and with PARKED set (the thief's completion unparks it) once it names the thief.
+ *
+ * <h2>Failures, interrupts, shutdown</h2>
+ * Both halves always run to their end; a failure of either is rethrown after both ended, as
+ * {@link TaskFailedException} whose cause is left's throwable if left threw, else right's (the other one is
+ * added as suppressed). A join failure that passes through an enclosing join is rethrown unwrapped. Join
+ * halves are the caller's work, not tasks of the pool: they are not counted as submitted, never reach the
+ * error handler or recentErrors, and are never swept by {@code shutdown(CANCEL_PENDING)}: an offered half is
+ * run exactly once, by its owner or by a thief, whatever the shutdown does, and the owner waits for it.
+ * A worker's join does not respond to interrupts (both halves end first); the interrupt status is kept.
+ */
+final class Joining {
+    /** Looks at the word (and at the thief's deque) with a spin-wait hint before yielding. */
+    private static final int SPINS = 128;
+    /** Thread.yield rounds after the spins, before parking. */
+    private static final int YIELDS = 32;
+    /** Longest park of a waiting owner: it then looks for its thief's work again. */
+    private static final long PARK_NANOS = 200_000L;
+    /** Park while the thief has not yet named itself (no PARKED: bounded, see JoinDeques.tryMarkParked). */
+    private static final long PARK_UNNAMED_NANOS = 20_000L;
+
+    private final JoinDeques joins;
+    private final Slots slots;
+    private final Lifecycle lifecycle;
+    private final ParkingLot parking;
+    private final PoolCounters counters;
+    /** Workers that steal join halves when idle (all base workers; LANE_EXTENSION: its default lane's). */
+    private final long stealers;
+
+    Joining(JoinDeques joins, Slots slots, Lifecycle lifecycle, ParkingLot parking, PoolCounters counters,
+            long stealers) {
+        this.joins = joins;
+        this.slots = slots;
+        this.lifecycle = lifecycle;
+        this.parking = parking;
+        this.counters = counters;
+        this.stealers = stealers;
+    }
+
+    /** Whether worker {@code w} steals join halves (idle, or helping). */
+    boolean stealer(int w) {
+        return stealer(stealers, w);
+    }
+
+    static boolean stealer(long stealers, int w) {
+        return w < Long.SIZE && (stealers & (1L << w)) != 0;
+    }
+
+    /**
+     * The workers that steal join halves in a pool of {@code maxThreads} base workers: all of them, except
+     * LANE_EXTENSION's reserved blocking workers {@code [0, blockingWorkers)}, which keep to their lane.
+     * Overflow workers never steal at the top of their loop (they may still own joins).
+     */
+    static long stealers(int maxThreads, int reservedBlocking) {
+        long all = maxThreads >= Long.SIZE ? -1L : (1L << maxThreads) - 1;
+        long reserved = reservedBlocking <= 0 ? 0L : (1L << reservedBlocking) - 1;
+        return all & ~reserved;
+    }
+
+    // =====================================================================================================
+    // The owner
+    // =====================================================================================================
+
+    /** {@code join} from worker {@code self} of this pool: refused once shutdown began, as a submit is. */
+    void join(WorkerThread self, Runnable left, Runnable right) {
+        lifecycle.checkAccepting();
+        joinAccepted(self, left, right);
+    }
+
+    /** {@code join} without the admission check: the pair is part of work the pool already accepted. */
+    void joinAccepted(WorkerThread self, Runnable left, Runnable right) {
+        final int w = self.index;
+        final int idx = slots.acquireJoinSlot(self);
+        if (idx < 0) {
+            runBothInline(left, right); // no free descriptor: right after left, on this stack, nothing more
+            return;
+        }
+        long before;
+        try {
+            before = joins.offer(w, idx, right);
+        } catch (RuntimeException | Error pushFailed) { // the deque could not grow: nothing was pushed
+            slots.releaseJoinSlot(self, idx);
+            runBothInline(left, right);
+            return;
+        }
+        if (before == 0) {
+            wakeStealer(); // FJP's rule: signal only a push into an empty deque; a longer one has been seen
+        }
+        Throwable first = null;
+        Throwable second = null;
+        try {
+            left.run();
+        } catch (Throwable t) {
+            first = t;
+        }
+        int back;
+        while ((back = joins.takeBack(w)) != idx && back >= 0) {
+            runAbandoned(self, back); // never in a sound run: see runAbandoned
+        }
+        if (back == idx) {
+            joins.clear(idx);
+            slots.releaseJoinSlot(self, idx); // before right runs: its own joins may use the slot
+            try {
+                right.run();
+            } catch (Throwable t) {
+                second = t;
+            }
+        } else {
+            awaitStolen(self, idx);
+            second = joins.finishStolen(idx); // plain: after the acquire load of DONE; word back to OFFERED
+            slots.releaseJoinSlot(self, idx);
+        }
+        if (first != null || second != null) {
+            throw failure(first, second);
+        }
+    }
+
+    /**
+     * A half above ours in our own deque: an inner join on this stack was left by an Error thrown between its
+     * offer and its pop-back (a StackOverflowError in the pool's own code, say). Nobody else will run it unless a
+     * thief steals it, and we just took it, so we run it here (exactly once, failures dropped: its join is
+     * gone) and give its slot back.
+     */
+    private void runAbandoned(WorkerThread self, int idx) {
+        Runnable half = joins.half(idx);
+        joins.clear(idx);
+        slots.releaseJoinSlot(self, idx);
+        try {
+            half.run();
+        } catch (Throwable ignored) {
+            // its join is gone: nobody to report to
+        }
+    }
+
+    private static void runBothInline(Runnable left, Runnable right) {
+        Throwable first = null;
+        Throwable second = null;
+        try {
+            left.run();
+        } catch (Throwable t) {
+            first = t;
+        }
+        try {
+            right.run();
+        } catch (Throwable t) {
+            second = t;
+        }
+        if (first != null || second != null) {
+            throw failure(first, second);
+        }
+    }
+
+    /** The join's exception: a join failure passing through is rethrown as it is; else a new one. */
+    private static RuntimeException failure(Throwable first, Throwable second) {
+        Throwable cause = first != null ? first : second;
+        Throwable other = first != null ? second : null;
+        if (other != null && other != cause) {
+            cause.addSuppressed(unwrap(other));
+        }
+        if (cause instanceof JoinFailedException passing) {
+            return passing;
+        }
+        return new JoinFailedException(cause);
+    }
+
+    private static Throwable unwrap(Throwable t) {
+        return t instanceof JoinFailedException j && j.getCause() != null ? j.getCause() : t;
+    }
+
+    /** Wakes one parked worker that steals join halves, if any (a volatile load when nobody is parked). */
+    private void wakeStealer() {
+        // volatile load of the idle mask: a heuristic, not a handshake. A worker that announced after this
+        // load and missed the half in its re-check costs parallelism, never the half: its owner runs it.
+        if ((parking.idleMask() & stealers) != 0) {
+            parking.wakeOneOf(stealers);
+        }
+    }
+
+    /**
+     * Waits until the thief of stolen half {@code idx} completed it, running the thief's own halves meanwhile
+     * (leapfrogging, class comment). Keeps the interrupt status; never throws.
+     */
+    private void awaitStolen(WorkerThread self, int idx) {
+        boolean interrupted = false;
+        int spins = 0;
+        for (;;) {
+            long word = joins.word(idx); // acquire: DONE makes the thief's run and failure visible
+            if (JoinDeques.isDone(word)) {
+                break;
+            }
+            int thief = JoinDeques.thiefOf(word);
+            if (thief >= 0 && WorkerLoop.mayHelp(self)) {
+                int mine = joins.steal(thief);
+                if (mine >= 0) {
+                    runStolenNested(self, thief, mine);
+                    spins = 0;
+                    continue;
+                }
+            }
+            if (++spins < SPINS) {
+                Thread.onSpinWait();
+            } else if (spins < SPINS + YIELDS) {
+                Thread.yield();
+            } else {
+                if (Thread.interrupted()) {
+                    interrupted = true; // park would return at once: keep it for later, do not spin
+                }
+                if (thief < 0) {
+                    LockSupport.parkNanos(this, PARK_UNNAMED_NANOS);
+                } else if ((word & JoinDeques.PARKED) != 0 || joins.tryMarkParked(idx, word)) {
+                    LockSupport.parkNanos(this, PARK_NANOS); // complete() unparks; the bound lets us help again
+                }
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    // =====================================================================================================
+    // Thieves
+    // =====================================================================================================
+
+    /**
+     * An idle worker's steal (WorkerLoop.run, after {@code scheduler.next} found nothing): runs one offered
+     * half of another worker, at the top of its stack. False when no join deque held one.
+     */
+    boolean stealAndRun(WorkerThread self) {
+        final int w = self.index;
+        if (!stealer(w)) {
+            return false;
+        }
+        final int n = joins.workers();
+        for (int k = 1; k <= n; k++) {
+            int v = w + k < n ? w + k : w + k - n; // the others first, our own last
+            if (joins.nonEmpty(v)) { // volatile loads: skip an empty deque without a CAS
+                int idx = joins.steal(v);
+                if (idx >= 0) {
+                    runStolen(self, v, idx);
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    /** {@link #stealAndRun} one level deeper ({@code inlineDepth}): for helping sites, which checked the bound. */
+    boolean stealAndRunNested(WorkerThread self) {
+        self.inlineDepth++; // owner-only plain field, restored in the finally as in WorkerLoop.runNested
+        try {
+            return stealAndRun(self);
+        } finally {
+            self.inlineDepth--;
+        }
+    }
+
+    private void runStolenNested(WorkerThread self, int victim, int idx) {
+        self.inlineDepth++;
+        try {
+            runStolen(self, victim, idx);
+        } finally {
+            self.inlineDepth--;
+        }
+    }
+
+    /** Runs half {@code idx} stolen from {@code victim}'s deque and completes its word. Never throws. */
+    private void runStolen(WorkerThread self, int victim, int idx) {
+        joins.markStolen(idx, self.index);
+        Runnable half = joins.half(idx); // plain: published by the owner's push, observed by our steal
+        Throwable failure = null;
+        try {
+            half.run();
+        } catch (Throwable t) {
+            failure = t;
+        }
+        joins.complete(idx, victim, failure); // the last touch of the slot; the owner may reuse it at once
+        counters.increment(self.index, PoolCounters.STEALS);
+    }
+
+    // =====================================================================================================
+    // From outside the pool
+    // =====================================================================================================
+
+    /**
+     * {@code join} from a thread that is not one of this pool's workers: the pair goes to the pool as one
+     * detached task (admission and a descriptor as for {@code submit}, waiting while the pool is full) that
+     * joins on the worker that runs it; the caller waits for it. Interrupted, the caller leaves with
+     * {@link InterruptedException} and the pair runs on. Swept by {@code shutdown(CANCEL_PENDING)} before it
+     * started: {@link TaskCancelledException}, and neither half ran.
+     */
+    void joinFromOutside(Submission submission, Runnable left, Runnable right) throws InterruptedException {
+        ExternalJoin pair = new ExternalJoin(this, left, right);
+        submission.submit(null, Slots.NO_SUBMITTER, pair, 0, pair.ended, WaitMode.UNBOUNDED, Long.MAX_VALUE);
+        pair.ended.await(); // not a worker of this pool: blocks
+        if (!pair.ran) {
+            throw new TaskCancelledException("join: the pair was cancelled by shutdown(CANCEL_PENDING) before"
+                    + " it started; neither half ran");
+        }
+        Throwable f = pair.failure;
+        if (f != null) {
+            throw f instanceof TaskFailedException tf ? tf : new JoinFailedException(f);
+        }
+    }
+
+    /** The pair handed over by an outside caller. */
+    private static final class ExternalJoin implements Runnable {
+        final Joining joining;
+        final Runnable left;
+        final Runnable right;
+        final WaitGroup ended = new WaitGroup();
+        /** Plain; published by the WaitGroup's done after the run, observed by the caller's await. */
+        Throwable failure;
+        boolean ran;
+
+        ExternalJoin(Joining joining, Runnable left, Runnable right) {
+            this.joining = joining;
+            this.left = left;
+            this.right = right;
+        }
+
+        @Override
+        public void run() {
+            ran = true;
+            try {
+                // accepted already: a shutdown that began since does not refuse it
+                joining.joinAccepted((WorkerThread) Thread.currentThread(), left, right);
+            } catch (Throwable t) {
+                failure = t; // kept for the caller, not the pool's error reporting
+            }
+        }
+    }
+
+    /** The exception of a failed join: a {@link TaskFailedException} whose cause is the half's throwable. */
+    static final class JoinFailedException extends TaskFailedException {
+        private static final long serialVersionUID = 1L;
+
+        JoinFailedException(Throwable cause) {
+            super("join: a half failed: " + cause, cause);
+        }
+    }
+
+    // ---- white-box hooks for tests in this package ----------------------------------------------------------
+
+    JoinDeques joinsForTest() {
+        return joins;
+    }
+
+    Slots slotsForTest() {
+        return slots;
+    }
+}
