@@ -19,7 +19,7 @@
 # a verdict: "A > B" or "A < B" when the ranges do not overlap, "within the noise" when they do.
 #
 # Environment: JMH_JAVA = the java binary (JDK 25+); by default the first JDK 25+ found as run-benchmarks.sh
-# finds it. Holds /work-wide nothing: JMH's own /tmp/jmh.lock makes a second concurrent JMH fail at once.
+# finds it. JMH holds /tmp/jmh.lock while it runs, so a second JMH on the machine fails at once: run one at a time.
 set -euo pipefail
 
 cd "$(dirname "$0")/../.."
@@ -51,17 +51,7 @@ has -w || proto+=(-w 1s)
 has -r || proto+=(-r 1s)
 
 # ---- java (as run-benchmarks.sh finds it) -----------------------------------------------------------------
-java_major() { "$1" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.specification.version = //p'; }
-find_java() {
-    local c
-    for c in "${JMH_JAVA:-}" "${JAVA_HOME:+$JAVA_HOME/bin/java}" "$(command -v java || true)" /usr/lib/jvm/*/bin/java; do
-        [[ -n "$c" && -x "$c" ]] || continue
-        local v; v=$(java_major "$c")
-        if [[ -n "$v" && "$v" -ge 25 ]]; then echo "$c"; return 0; fi
-    done
-    return 1
-}
-JAVA=$(find_java) || { echo "no JDK 25+ found: set JMH_JAVA to its bin/java" >&2; exit 1; }
+source "$ROOT/src/jmh/find-java.sh"
 
 # ---- build each revision once ------------------------------------------------------------------------------
 # Prints the build directory of revision $1 on stdout; everything else goes to stderr.

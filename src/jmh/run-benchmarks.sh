@@ -58,17 +58,7 @@ if [[ -z "$charts_out" ]]; then
 fi
 
 # ---- java ------------------------------------------------------------------------------------------------
-java_major() { "$1" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.specification.version = //p'; }
-find_java() {
-    local c
-    for c in "${JMH_JAVA:-}" "${JAVA_HOME:+$JAVA_HOME/bin/java}" "$(command -v java || true)" /usr/lib/jvm/*/bin/java; do
-        [[ -n "$c" && -x "$c" ]] || continue
-        local v; v=$(java_major "$c")
-        if [[ -n "$v" && "$v" -ge 25 ]]; then echo "$c"; return 0; fi
-    done
-    return 1
-}
-JAVA=$(find_java) || { echo "no JDK 25+ found: set JMH_JAVA to its bin/java" >&2; exit 1; }
+source "$ROOT/src/jmh/find-java.sh"
 
 # ---- build -----------------------------------------------------------------------------------------------
 mkdir -p target/jmh
