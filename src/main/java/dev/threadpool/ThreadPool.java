@@ -220,8 +220,9 @@ public final class ThreadPool implements AutoCloseable {
     /**
      * Runs {@code left} and {@code right}, possibly in parallel, and returns when both are done. On a worker of
      * this pool {@code right} is offered to idle workers and run here after {@code left} unless one took it
-     * (no allocation, no shared atomic; no free descriptor: it simply runs after {@code left}); from any other
-     * thread the pair is handed over as one task. See docs/DESIGN.md, "join".
+     * (no allocation, no shared atomic, no descriptor: a join nested deeper than 256 on one worker simply runs
+     * {@code right} after {@code left}); from any other thread the pair is handed over as one task. See
+     * docs/DESIGN.md, "join".
      *
      * @throws TaskFailedException after both ended, if either threw: cause left's throwable, else right's
      * @throws PoolShutdownException once shutdown has begun, as {@link #submit(Runnable)}
@@ -245,8 +246,8 @@ public final class ThreadPool implements AutoCloseable {
      * have run. The range is split by recursive halving with {@link #join} (leaves of at most {@code grain}
      * indices run {@code body} in a loop), so idle workers steal big halves instead of one task per index.
      * From outside the pool the range is handed over as one task and the caller waits; from one of its
-     * workers it splits on that worker. A full pool never blocks or deadlocks it: a join that finds no free
-     * descriptor runs both halves on the splitting worker.
+     * workers it splits on that worker. A full pool never blocks or deadlocks it: its joins on a worker take no
+     * descriptor.
      *
      * <p>If {@code body} throws, the first {@link Throwable} is kept, indices not yet started are skipped,
      * and once every index has run or been skipped it is rethrown as the cause of a

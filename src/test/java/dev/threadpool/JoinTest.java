@@ -79,6 +79,23 @@ class JoinTest {
         }
     }
 
+    /** A left spine: level k joins (level k - 1, leaf k); leaf k stamps the order it ran in. */
+    private record Spine(ThreadPool pool, AtomicLongArray ranAt, AtomicInteger clock, int k) implements Runnable {
+        @Override
+        public void run() {
+            Runnable leaf = () -> ranAt.compareAndSet(k, 0, clock.incrementAndGet());
+            if (k == 0) {
+                leaf.run();
+                return;
+            }
+            try {
+                pool.join(new Spine(pool, ranAt, clock, k - 1), leaf);
+            } catch (InterruptedException e) {
+                throw new AssertionError("a worker's join does not throw InterruptedException", e);
+            }
+        }
+    }
+
     private static void assertEachOnce(AtomicLongArray seen) {
         for (int i = 0; i < seen.length(); i++) {
             if (seen.get(i) != 1) {
@@ -123,9 +140,9 @@ class JoinTest {
 
     /**
      * The issue's proof of bounded helping: 2^20 (over 10^6) leaves, balanced (wide) and skewed (deep, about
-     * 64 ln n levels), on a pool with queueCapacity 64, where most joins find no free descriptor and run both
-     * halves inline, and the rest are offered, stolen and helped with. Completes on every variant without
-     * PoolBusyException or StackOverflowError, every leaf once.
+     * 64 ln n levels, more than a worker's 256 join frames, so the deepest joins run both halves inline), on a
+     * pool with queueCapacity 64 (joins take no descriptor), offered, stolen and helped with. Completes on every
+     * variant without PoolBusyException or StackOverflowError, every leaf once.
      */
     @ParameterizedTest(name = "{0}")
     @MethodSource("variants")
@@ -191,17 +208,26 @@ class JoinTest {
     }
 
     /**
-     * One worker, two descriptors: the outer task holds one, the first join the other, so every deeper join
-     * finds none and runs right after left on the same stack. No PoolBusyException, no waiting.
+     * One worker, two descriptors, the outer task holding one: a join takes no descriptor (its frame is its
+     * depth), and a left spine of joins nested twice as deep as the worker's 256 frames (PoolCore.JOIN_FRAMES)
+     * runs the joins past the frames right after left on the same stack. Every leaf once, in order (no thief);
+     * no PoolBusyException, no waiting.
      */
     @ParameterizedTest(name = "{0}")
     @MethodSource("oneWorker")
     @Timeout(60)
-    void noFreeDescriptorRunsRightInlineAfterLeft(PoolVariant v) throws Exception {
+    void joinsNeedNoDescriptorAndRunInlinePastTheFrames(PoolVariant v) throws Exception {
         try (ThreadPool pool = pool(v, 1, 2)) {
             AtomicLongArray seen = new AtomicLongArray(1 << 12);
             onWorker(pool, () -> new Tree(pool, seen, 0, 1 << 12, false).run());
             assertEachOnce(seen);
+            int depth = 2 * 256;
+            AtomicLongArray ranAt = new AtomicLongArray(depth);
+            AtomicInteger clock = new AtomicInteger();
+            onWorker(pool, () -> new Spine(pool, ranAt, clock, depth - 1).run());
+            for (int k = 0; k < depth; k++) {
+                assertEquals(k + 1, ranAt.get(k), "leaf " + k + " of the spine runs once, k-th (left before right)");
+            }
             AtomicLong order = new AtomicLong();
             onWorker(pool, () -> pool.join(() -> joinQuietly(pool, () -> order.compareAndSet(0, 1),
                     () -> order.compareAndSet(1, 2)), () -> order.compareAndSet(2, 3)));

@@ -15,7 +15,8 @@ import org.openjdk.jcstress.infra.results.II_Result;
 /**
  * The races of {@code ThreadPool.join} ({@link JoinDeques}, protocol in {@code Joining}): the owner popping its
  * offered half back against a thief stealing it, and the thief's completion signal against the owner that
- * decides to park on it. Worker 0 owns the deque; worker 1 is the thief. Descriptor slot 0 holds the half.
+ * decides to park on it, and the owner reclaiming an abandoned frame against its thief. Worker 0 owns the deque;
+ * worker 1 is the thief. Frame 0 (worker 0's depth 0) holds the half.
  */
 public final class JoinProtocolTest {
     private JoinProtocolTest() {}
@@ -25,7 +26,8 @@ public final class JoinProtocolTest {
     static final int IDX = 0;
 
     static JoinDeques deques() {
-        return new JoinDeques(PoolMemory.createGcManaged(), 2, 4, 2);
+        return new JoinDeques(PoolMemory.createGcManaged(), 2, 2); // frame 0 is worker 0's first
+
     }
 
     /** A half that counts its runs (plain: a second run would race the first, and show up in the count). */
@@ -184,6 +186,52 @@ public final class JoinProtocolTest {
             r.r1 = doneSeen;
             r.r2 = seenResult;
             r.r3 = sawFailure;
+        }
+    }
+
+    @JCStressTest
+    @Description("An abandoned half (an Error left its join between offer and pop-back) was stolen; the thief"
+            + " completes it while the owner, at a new join of the same depth, tries to reclaim the frame and, if"
+            + " it did, offers the new half there. r1 = the owner reclaimed, r2 = the frame's word at the end"
+            + " (0 OFFERED, 512 DONE), r3 = the frame holds the new half.")
+    @Outcome(id = "1, 0, 1", expect = Expect.ACCEPTABLE,
+            desc = "the owner read DONE (acquire), reset the frame and offered in it: the thief was done with it")
+    @Outcome(id = "0, 512, 0", expect = Expect.ACCEPTABLE,
+            desc = "the owner looked before DONE: it runs its join inline; the frame stays held until a later join")
+    @Outcome(id = "1, 512, .*", expect = Expect.FORBIDDEN,
+            desc = "reclaimed before the thief's DONE: the frame would be offered while its thief still uses it")
+    @Outcome(expect = Expect.FORBIDDEN, desc = "anything else")
+    @State
+    public static class ReclaimVsComplete {
+        final JoinDeques d = deques();
+        final Half fresh = new Half();
+        int reclaimed;
+        boolean offered;
+
+        public ReclaimVsComplete() {
+            d.offer(OWNER, IDX, new Half());
+            d.markStolen(d.steal(OWNER), THIEF); // abandoned by its owner, stolen
+        }
+
+        @Actor
+        public void thief() {
+            d.complete(IDX, OWNER, null);
+        }
+
+        @Actor
+        public void owner() {
+            if (d.frameFree(IDX) || d.tryReclaim(IDX)) {
+                reclaimed = 1;
+                d.offer(OWNER, IDX, fresh);
+                offered = true;
+            }
+        }
+
+        @Arbiter
+        public void arbiter(III_Result r) {
+            r.r1 = reclaimed;
+            r.r2 = (int) d.word(IDX);
+            r.r3 = offered && d.half(IDX) == fresh ? 1 : 0;
         }
     }
 }

@@ -25,8 +25,6 @@ import java.lang.foreign.MemorySegment;
  *               full? spill: releaseBatch(oldest 16) with ONE CAS, keep the newest 16
  *               slots[count++] = idx
  *   drainAll(): releaseBatch(all) with ONE CAS; count = 0
- *   popFree() / pushFree(idx): pop / push without the FREE -> RESERVED -> FREE transitions: the slot stays
- *               FREE and private to the owner meanwhile (a join half uses only its index; see Joining)
  * </pre>
  * Spilling half rather than all (or one) gives hysteresis: after a spill the cache can absorb 16 releases
  * and serve 16 acquires before it touches the freelist again, so an owner that alternates around the
@@ -177,28 +175,8 @@ public final class DescCache {
         }
     }
 
-    /**
-     * Takes a slot for the owner's private use without reserving it: it stays FREE (its control word is not
-     * touched), off the freelist and out of every cache, so nobody else can hand it out until
-     * {@link #pushFree} gives it back. For a join half, which uses only the slot's index (its reference and
-     * completion word) and is never published as a task. Returns -1 when the cache and the freelist are empty.
-     */
-    public int popFree() {
-        final MemorySegment s = seg;
-        int n = Mem.getIntPlain(s, Layout.COUNT_OFFSET);
-        if (n == 0) {
-            n = refill();
-            if (n == 0) {
-                return -1;
-            }
-        }
-        n--;
-        Mem.setIntPlain(s, Layout.COUNT_OFFSET, n);
-        return Mem.getIntPlain(s, Layout.slot(n));
-    }
-
-    /** Gives back a slot taken with {@link #popFree} (still FREE): as {@link #push}, without the state check. */
-    public void pushFree(int idx) {
+    /** {@link #push} after its state check. */
+    private void pushFree(int idx) {
         final MemorySegment s = seg;
         int n = Mem.getIntPlain(s, Layout.COUNT_OFFSET);
         if (n == Layout.CAPACITY) {

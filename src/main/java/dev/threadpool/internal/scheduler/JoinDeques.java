@@ -8,28 +8,38 @@ import java.lang.foreign.MemorySegment;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * The join halves of {@code ThreadPool.join}: per worker a Chase–Lev deque of offered halves, and per descriptor
- * slot the half's reference, its failure and its completion word. The protocol that uses them is in
- * {@link Joining}; this class holds the lock-free parts, so that jcstress can drive them without a pool.
+ * The join halves of {@code ThreadPool.join}: per worker a Chase–Lev deque of offered halves and a stack of
+ * join frames, each frame holding one half's reference, its failure and its completion word. The protocol
+ * that uses them is in {@link Joining}; this class holds the lock-free parts, so that jcstress can drive them
+ * without a pool.
  *
  * <pre>
- *   OWNER (worker w)  offer(w, idx, half): halves[idx] = half (plain); deque w.push(idx)
- *                     popBack(w, idx):     deque w.take() == idx ? ours, run it inline : stolen
+ *   OWNER (worker w)  idx = frame(w, depth); frameFree(idx) or tryReclaim(idx)
+ *                     offer(w, idx, half): halves[idx] = half (plain); deque w.push(idx)
+ *                     takeBack(w) == idx ? ours, run it inline, clear(idx) : stolen
  *                     word(idx) (acquire), tryMarkParked(idx, seen) (CAS), finishStolen(idx) (plain)
  *   THIEF (any)       steal(v) -> idx; markStolen(idx, thief) (release); half(idx); complete(idx, v, failure)
  * </pre>
  *
+ * <h2>Frames: a join's frame is its depth on the owner's stack</h2>
+ * Worker w's joins nest on w's stack: the join at depth d (d joins of w are open below it on that stack) owns
+ * frame {@code frame(w, d) = w * framesPerWorker + d} from its offer until it returns, and every join that
+ * starts meanwhile on w's stack runs inside its left half or its helping, one level deeper. So the frame needs
+ * no allocation and no free list: the depth, a plain field of the worker, names it. (The first version took a
+ * descriptor slot from the worker's cache per join: PERFORMANCE_TRACKING entries 25 and 30.) A join deeper
+ * than {@code framesPerWorker} runs both halves inline, as a join with no free descriptor used to.
+ *
  * <h2>Exactly once</h2>
  * The deque decides who runs a half: the owner's {@code take} and a thief's {@code steal} are the two sides of
  * Chase–Lev's last-entry race, and exactly one of them returns the entry ({@link WorkDeque}; jcstress
- * {@code JoinProtocolTest.PopBackVsSteal}). The owner's pop-back therefore needs no descriptor CAS: an entry it
+ * {@code JoinProtocolTest.PopBackVsSteal}). The owner's pop-back therefore needs no CAS of its own: an entry it
  * takes back was taken by nobody else, and it runs it inline.
  *
- * <h2>The completion word (one per descriptor slot)</h2>
+ * <h2>The completion word (one per frame)</h2>
  * <pre>
- *   OFFERED            0           written plain by the owner before the push (published by push's fence)
+ *   OFFERED            0           whenever the frame is not in a stolen join (zeroed block; the owner resets it)
  *   STOLEN(t)          1 + t       release store by thief t after its steal: tells the owner whom to help
- *   | PARKED           1 << 8      CAS by the owner before it parks (from OFFERED or STOLEN(t))
+ *   | PARKED           1 << 8      CAS by the owner before it parks (only onto a STOLEN(t) word)
  *   DONE               1 << 9      getAndSet by the thief after the run; replaces everything above
  * </pre>
  * The thief's {@code getAndSet(DONE)} is a release: the half's effects and the failure (a plain store before
@@ -37,15 +47,22 @@ import java.util.concurrent.locks.LockSupport;
  * owner's CAS came first, so the owner is parked or about to park and must be unparked; without PARKED the
  * owner's later CAS (which expects a word without DONE) fails, and it does not park. No wake is lost and none
  * is needed otherwise (jcstress {@code JoinProtocolTest.CompletionVsPark}). After its getAndSet the thief
- * touches nothing of the slot: the owner may hand it to the next join at once.
+ * touches nothing of the frame: the owner may use it for the next join at once.
+ *
+ * <h2>A frame is free when its half reference is null</h2>
+ * Only the owner writes {@code halves}: the half at the offer, null when it took the half back
+ * ({@link #clear}) or read DONE ({@link #finishStolen}). A frame whose half is still set when a new join
+ * reaches its depth was <em>abandoned</em>: an Error escaped the pool's own code between an offer and its
+ * pop-back, and the half is still on the deque (the enclosing join's pop-back will run it) or a thief has it.
+ * {@link #tryReclaim} frees it once the word says DONE; until then a join at that depth runs inline. So a
+ * frame is never offered twice, and the deque never holds more entries than the worker has frames: it is
+ * created with exactly that capacity and never grows.
  *
  * <h2>Layout (off-heap words)</h2>
  * <pre>
- *   WORD  long @ idx * WORD_LENGTH     completion word of descriptor slot idx (see above), not padded: a slot
- *                                      is used by one owner and at most one thief at a time
+ *   WORD  long @ idx * WORD_LENGTH     completion word of frame idx (see above), not padded: a frame is used
+ *                                      by one owner and at most one thief at a time
  * </pre>
- * The deques are {@link WorkDeque}s (their own layout), first sized {@code dequeCapacity}; one owner holds at
- * most as many halves as it holds descriptors, and a deque grows only past {@code dequeCapacity} of them.
  */
 public final class JoinDeques implements AutoCloseable {
 
@@ -67,38 +84,57 @@ public final class JoinDeques implements AutoCloseable {
     /** The thief ran the half; its failure (if any) is in {@link #finishStolen}. */
     public static final long DONE = 1L << 9;
     private static final long THIEF_MASK = PARKED - 1;
+    /** Most frames per worker: joins nested deeper on one worker than this run inline. */
+    public static final int MAX_FRAMES = 1 << 12;
 
     private final WorkDeque[] deques;
     private final MemorySegment words;
+    private final int framesPerWorker;
+    /** The half of each frame; written by the owner only (see "A frame is free"), read by its thief. */
     private final Runnable[] halves;
     private final Throwable[] failures;
     /** Owner thread of each deque, written by the owner before its push (plain; published by the push). */
     private final Thread[] owners;
 
     /**
-     * {@code workers} deques of first capacity {@code dequeCapacity} (a power of two, >= 2), and completion words
-     * for {@code slots} descriptor slots, all from {@code memory}.
+     * {@code workers} deques and stacks of {@code framesPerWorker} frames each (a power of two in
+     * [{@link WorkDeque.Layout#MIN_CAPACITY}, {@link #MAX_FRAMES}]: the deques' fixed capacity), all from
+     * {@code memory}.
      */
-    public JoinDeques(PoolMemory memory, int workers, int slots, int dequeCapacity) {
+    public JoinDeques(PoolMemory memory, int workers, int framesPerWorker) {
         if (workers < 1) {
             throw new IllegalArgumentException("workers must be >= 1: workers=" + workers);
         }
-        if (slots < 1) {
-            throw new IllegalArgumentException("slots must be >= 1: slots=" + slots);
+        if (framesPerWorker < WorkDeque.Layout.MIN_CAPACITY || framesPerWorker > MAX_FRAMES
+                || Integer.bitCount(framesPerWorker) != 1) {
+            throw new IllegalArgumentException("framesPerWorker must be a power of two in ["
+                    + WorkDeque.Layout.MIN_CAPACITY + ", " + MAX_FRAMES + "]: framesPerWorker=" + framesPerWorker);
         }
-        this.words = memory.allocate("join completion words", Layout.WORD_LENGTH * slots);
-        this.halves = new Runnable[slots];
-        this.failures = new Throwable[slots];
+        this.framesPerWorker = framesPerWorker;
+        int frames = workers * framesPerWorker;
+        this.words = memory.allocate("join frame words", Layout.WORD_LENGTH * frames);
+        this.halves = new Runnable[frames];
+        this.failures = new Throwable[frames];
         this.owners = new Thread[workers];
         this.deques = new WorkDeque[workers];
         for (int w = 0; w < workers; w++) {
-            deques[w] = new WorkDeque(memory, "join deque " + w, dequeCapacity);
+            deques[w] = new WorkDeque(memory, "join deque " + w, framesPerWorker);
         }
     }
 
     /** Worker deques. */
     public int workers() {
         return deques.length;
+    }
+
+    /** Frames of each worker: the deepest join nesting on one worker that offers its half. */
+    public int framesPerWorker() {
+        return framesPerWorker;
+    }
+
+    /** The frame of worker {@code w}'s join at nesting depth {@code depth} (in [0, framesPerWorker)). */
+    public int frame(int w, int depth) {
+        return w * framesPerWorker + depth;
     }
 
     /** A thief's word for the owner: stolen by worker {@code thief}. */
@@ -120,9 +156,9 @@ public final class JoinDeques implements AutoCloseable {
     // =====================================================================================================
 
     /**
-     * Offers {@code half} in slot {@code idx} (RESERVED by the caller) to thieves: the reference and the word
-     * first (plain; the word is OFFERED whenever the slot is not in a stolen join), then the push, whose release
-     * fence publishes them to the thief that steals {@code idx}.
+     * Offers {@code half} in free frame {@code idx} of worker w to thieves: the reference first (plain; the word
+     * is OFFERED whenever the frame is not in a stolen join), then the push, whose release fence publishes them
+     * to the thief that steals {@code idx}.
      * Returns the entries the deque held before (0: it was empty; see {@link WorkDeque#push}).
      */
     public long offer(int w, int idx, Runnable half) {
@@ -131,10 +167,9 @@ public final class JoinDeques implements AutoCloseable {
             owners[w] = me; // plain: published by the push below; read by a thief after its steal
         }
         halves[idx] = half; // plain: published by the push's release fence, read after the thief's steal
-        // The word is OFFERED already: zeroed with the block, and reset by the owner that last saw it DONE
-        // (finishStolen) before the slot went back; that hand-over (our own cache, or the freelist's CAS)
-        // happens-before this use.
-        return deques[w].push(idx); // WorkDeque: slot write, release fence, bottom store
+        // The word is OFFERED already: zeroed with the block, and reset by this owner when it last read DONE
+        // (finishStolen); the frame is only ever this thread's (program order).
+        return deques[w].push(idx); // WorkDeque: slot write, release fence, bottom store; never grows (class doc)
     }
 
     /**
@@ -155,7 +190,7 @@ public final class JoinDeques implements AutoCloseable {
     }
 
     /**
-     * The owner's take: the newest entry of w's deque (its slot), or -1 when a thief took the last one or the
+     * The owner's take: the newest entry of w's deque (its frame), or -1 when a thief took the last one or the
      * deque is empty. Owner only.
      */
     public int takeBack(int w) {
@@ -163,14 +198,32 @@ public final class JoinDeques implements AutoCloseable {
         return e == QueueEntry.EMPTY ? -1 : (int) e;
     }
 
-    /** The half of a slot its owner took back or a thief stole (plain: see {@link #offer}). */
+    /** The half of a frame its owner took back or a thief stole (plain: see {@link #offer}). */
     public Runnable half(int idx) {
         return halves[idx];
     }
 
-    /** Drops the half's reference; by the owner once the half has ended (its slot is the owner's again). */
+    /** Whether frame {@code idx} is free for an offer (its half is null). Owner only; plain. */
+    public boolean frameFree(int idx) {
+        return halves[idx] == null;
+    }
+
+    /** Frees the frame of a half its owner took back (the reference is dropped). Owner only. */
     public void clear(int idx) {
         halves[idx] = null;
+    }
+
+    /**
+     * Frees an abandoned frame (its half still set, see the class comment) once its thief is done: true when
+     * the word read DONE (acquire) and the frame is free again ({@link #finishStolen}: failure dropped, word
+     * OFFERED, half null); false while the half is still on the deque or its thief still runs it. Owner only.
+     */
+    public boolean tryReclaim(int idx) {
+        if (!isDone(word(idx))) { // acquire: pairs with complete's getAndSet, as in the owner's wait
+            return false;
+        }
+        finishStolen(idx); // the abandoned half's failure has no join to go to
+        return true;
     }
 
     /** The completion word, acquire: reading DONE makes the thief's run and failure visible. */
@@ -193,15 +246,16 @@ public final class JoinDeques implements AutoCloseable {
     }
 
     /**
-     * The owner saw its stolen half DONE: returns the half's failure (or null) and resets the slot for its next
-     * use (failure cleared, word back to OFFERED). Plain: after the acquire load of DONE, the slot is the owner's
-     * alone; the slot's hand-over to its next user publishes the reset.
+     * The owner saw its stolen half DONE: returns the half's failure (or null) and frees the frame for its next
+     * use (failure and half cleared, word back to OFFERED). Plain: after the acquire load of DONE, the frame is
+     * the owner's alone, and only the owner uses it next.
      */
     public Throwable finishStolen(int idx) {
         Throwable f = failures[idx];
         if (f != null) {
             failures[idx] = null;
         }
+        halves[idx] = null;
         Mem.setLongPlain(words, Layout.word(idx), OFFERED);
         return f;
     }
@@ -211,7 +265,7 @@ public final class JoinDeques implements AutoCloseable {
     // =====================================================================================================
 
     /**
-     * Steals the oldest half of worker {@code v}'s deque: its slot, or -1 when the deque looked empty. Retries
+     * Steals the oldest half of worker {@code v}'s deque: its frame, or -1 when the deque looked empty. Retries
      * an ABORT (another thief or the owner won that entry) while the deque is not empty.
      */
     public int steal(int v) {
@@ -236,14 +290,13 @@ public final class JoinDeques implements AutoCloseable {
 
     /**
      * The thief ran stolen half {@code idx} of victim {@code v}'s deque: records {@code failure} (null: none)
-     * and sets DONE, unparking the owner if it had parked (returns true then). The last access to the slot by the
-     * thief.
+     * and sets DONE, unparking the owner if it had parked (returns true then). The last access to the frame by
+     * the thief (the owner drops the half's reference when it reads DONE).
      */
     public boolean complete(int idx, int v, Throwable failure) {
         if (failure != null) {
             failures[idx] = failure; // plain: published by the getAndSet below
         }
-        halves[idx] = null; // the thief's last use of the reference; the owner reuses the slot after DONE
         Thread owner = owners[v]; // plain: written before the push we stole from; the owner is inside its join
         // getAndSet (volatile, a release): publishes the run's effects and the failure to the owner's acquire
         // load that reads DONE; its old value says whether the owner's PARKED CAS came first.

@@ -12,26 +12,26 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <pre>
  *   on worker w:  accepting? (else PoolShutdownException, as submit)
- *                 idx = w's descriptor cache (none free: run left, then right, inline; nothing else)
+ *                 d = w's join depth; idx = frame(w, d) (d past the frames, or the frame held by an abandoned
+ *                 half: run left, then right, inline; nothing else)
  *                 offer right: halves[idx], push idx on w's join deque; deque was empty:
  *                 wake one parked stealer, if any
- *                 run left inline
- *                 pop back: take() == idx ? run right inline : stolen -> awaitStolen (helping), then its failure
- *                 idx back to w's cache; both failed? TaskFailedException(first = left's, right's suppressed)
+ *                 run left inline at depth d + 1
+ *                 pop back: take() == idx ? free the frame, run right inline at depth d
+ *                                         : stolen -> awaitStolen (helping, at depth d + 1), then its failure
+ *                 both failed? TaskFailedException(first = left's, right's suppressed)
  *   elsewhere:    the pair as one detached task (ExternalJoin) that joins on a worker; wait on its WaitGroup
  *   thieves:      idle workers (WorkerLoop.run after scheduler.next found nothing), helpers (helpNext) and
  *                 waiting owners (awaitStolen) steal from a join deque's top: markStolen, run, complete
  * </pre>
  *
  * <h2>Cost of the path nobody steals from</h2>
- * One admission load, the cache pop (plain, owner-only, the slot not even reserved:
- * {@link DescCache#popFree}; one freelist CAS per 32 only when the cache runs dry), a plain store of the
- * reference, the push (plain and release stores), one volatile load of the idle mask when the deque was empty
- * before, the take (a full fence, the Chase–Lev owner's price; a CAS only when the half is the last entry),
- * and the cache push. No read-modify-write on a line another thread writes, and no allocation: the slot's
- * descriptor stays FREE (only its index is used) and is never QUEUED, so no start CAS, no counters CAS, no
- * WaitGroup. (A pool too small for descriptor caches, {@code queueCapacity} below 128 per worker, takes the
- * slot from the freelist instead: one CAS each way.)
+ * One admission load, the frame from the worker's own depth field (no cache, no freelist: JoinDeques,
+ * "Frames"), a plain load and a plain store of the half's reference, the push (plain and release stores), one
+ * volatile load of the idle mask when the deque was empty before, the take (a full fence, the Chase–Lev
+ * owner's price; a CAS only when the half is the last entry), and the reference cleared. No read-modify-write
+ * on a line another thread writes, and no allocation; no descriptor, so no start CAS, no counters CAS, no
+ * WaitGroup, and the pool's {@code queueCapacity} does not limit joins.
  *
  * <h2>Waiting for a stolen half: leapfrogging</h2>
  * The owner knows its thief from the word ({@code STOLEN(t)}) and steals only from t's join deque while it
@@ -64,17 +64,17 @@ final class Joining {
     private static final long PARK_UNNAMED_NANOS = 20_000L;
 
     private final JoinDeques joins;
-    private final Slots slots;
+    /** {@link JoinDeques#framesPerWorker}: joins nested deeper on one worker run inline. */
+    private final int framesPerWorker;
     private final Lifecycle lifecycle;
     private final ParkingLot parking;
     private final PoolCounters counters;
     /** Workers that steal join halves when idle (all base workers; LANE_EXTENSION: its default lane's). */
     private final long stealers;
 
-    Joining(JoinDeques joins, Slots slots, Lifecycle lifecycle, ParkingLot parking, PoolCounters counters,
-            long stealers) {
+    Joining(JoinDeques joins, Lifecycle lifecycle, ParkingLot parking, PoolCounters counters, long stealers) {
         this.joins = joins;
-        this.slots = slots;
+        this.framesPerWorker = joins.framesPerWorker();
         this.lifecycle = lifecycle;
         this.parking = parking;
         this.counters = counters;
@@ -113,46 +113,48 @@ final class Joining {
 
     /** {@code join} without the admission check: the pair is part of work the pool already accepted. */
     void joinAccepted(WorkerThread self, Runnable left, Runnable right) {
+        final int d = self.joinDepth; // owner-only plain field: the frame of this join (JoinDeques, "Frames")
+        if (d >= framesPerWorker) {
+            runBothInline(left, right); // nested deeper than the frames: right after left, on this stack
+            return;
+        }
         final int w = self.index;
-        final int idx = slots.acquireJoinSlot(self);
-        if (idx < 0) {
-            runBothInline(left, right); // no free descriptor: right after left, on this stack, nothing more
+        final int idx = joins.frame(w, d);
+        if (!joins.frameFree(idx) && !joins.tryReclaim(idx)) {
+            runBothInline(left, right); // an abandoned half still holds the frame (JoinDeques): never offer twice
             return;
         }
-        long before;
-        try {
-            before = joins.offer(w, idx, right);
-        } catch (RuntimeException | Error pushFailed) { // the deque could not grow: nothing was pushed
-            slots.releaseJoinSlot(self, idx);
-            runBothInline(left, right);
-            return;
-        }
+        long before = joins.offer(w, idx, right); // never grows: at most framesPerWorker entries (JoinDeques)
         if (before == 0) {
             wakeStealer(); // FJP's rule: signal only a push into an empty deque; a longer one has been seen
         }
         Throwable first = null;
         Throwable second = null;
+        self.joinDepth = d + 1; // joins inside left, and helping while we wait, use the frames above ours
         try {
-            left.run();
-        } catch (Throwable t) {
-            first = t;
-        }
-        int back;
-        while ((back = joins.takeBack(w)) != idx && back >= 0) {
-            runAbandoned(self, back); // never in a sound run: see runAbandoned
-        }
-        if (back == idx) {
-            joins.clear(idx);
-            slots.releaseJoinSlot(self, idx); // before right runs: its own joins may use the slot
             try {
-                right.run();
+                left.run();
             } catch (Throwable t) {
-                second = t;
+                first = t;
             }
-        } else {
-            awaitStolen(self, idx);
-            second = joins.finishStolen(idx); // plain: after the acquire load of DONE; word back to OFFERED
-            slots.releaseJoinSlot(self, idx);
+            int back;
+            while ((back = joins.takeBack(w)) != idx && back >= 0) {
+                runAbandoned(back); // never in a sound run: see runAbandoned
+            }
+            if (back == idx) {
+                joins.clear(idx);
+                self.joinDepth = d; // our frame is free again: right's joins reuse it (a right spine stays flat)
+                try {
+                    right.run();
+                } catch (Throwable t) {
+                    second = t;
+                }
+            } else {
+                awaitStolen(self, idx);
+                second = joins.finishStolen(idx); // plain: after the acquire load of DONE; frame free again
+            }
+        } finally {
+            self.joinDepth = d; // also when the pool's own code threw (an Error): see runAbandoned
         }
         if (first != null || second != null) {
             throw failure(first, second);
@@ -163,12 +165,11 @@ final class Joining {
      * A half above ours in our own deque: an inner join on this stack was left by an Error thrown between its
      * offer and its pop-back (a StackOverflowError in the pool's own code, say). Nobody else will run it unless a
      * thief steals it, and we just took it, so we run it here (exactly once, failures dropped: its join is
-     * gone) and give its slot back.
+     * gone) and free its frame.
      */
-    private void runAbandoned(WorkerThread self, int idx) {
+    private void runAbandoned(int idx) {
         Runnable half = joins.half(idx);
         joins.clear(idx);
-        slots.releaseJoinSlot(self, idx);
         try {
             half.run();
         } catch (Throwable ignored) {
@@ -317,7 +318,7 @@ final class Joining {
         } catch (Throwable t) {
             failure = t;
         }
-        joins.complete(idx, victim, failure); // the last touch of the slot; the owner may reuse it at once
+        joins.complete(idx, victim, failure); // the last touch of the frame; the owner may reuse it at once
         counters.increment(self.index, PoolCounters.STEALS);
     }
 
@@ -387,9 +388,5 @@ final class Joining {
 
     JoinDeques joinsForTest() {
         return joins;
-    }
-
-    Slots slotsForTest() {
-        return slots;
     }
 }

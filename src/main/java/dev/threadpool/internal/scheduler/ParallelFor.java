@@ -17,9 +17,9 @@ import java.util.function.IntConsumer;
  * </pre>
  * On a worker the right half is offered on the worker's join deque and the left one runs at once; idle
  * workers steal the oldest, i.e. biggest, halves; a half nobody stole is popped back and run inline. A range of
- * n indices makes about {@code n / grain} leaves whatever the pool does; a join that finds no free descriptor
- * runs its right half after its left one, so a full pool only keeps more of the work on the splitting worker,
- * and never deadlocks or throws for it (the recursion depth is at most 31). Called from outside the pool, the
+ * n indices makes about {@code n / grain} leaves whatever the pool does; joins take no descriptor (a join's
+ * frame is its nesting depth on the worker), so a full pool never deadlocks it or throws for it (the recursion
+ * depth is at most 31, well inside a worker's join frames). Called from outside the pool, the
  * whole range is handed over as one join (one task) and the caller waits.
  *
  * <h2>Failures, shutdown</h2>

@@ -116,8 +116,11 @@ public final class PoolCore {
     private final Submission submission;
     private final Awaiting awaiting;
     private final Joining joining;
-    /** First capacity of each worker's join deque: more halves than this on one worker grow it (cold). */
-    private static final int JOIN_DEQUE_CAPACITY = 64;
+    /**
+     * Join frames per worker (JoinDeques, "Frames"): joins nested deeper than this on one worker run both halves
+     * inline. Each costs 16 bytes off-heap (its deque slot and completion word) and two references on-heap.
+     */
+    static final int JOIN_FRAMES = 256;
 
     public PoolCore(PoolConfig config) {
         this(config, ConstructionHook.NONE);
@@ -189,14 +192,14 @@ public final class PoolCore {
 
             this.snapshot = new Snapshot(counters, parking, memory, scheduler, times, depthGauge, scratch, waitHist,
                     execHist, wakeHist, capacity, workerCount, slots);
-            // Join halves: one deque per worker slot and a completion word per descriptor slot. The idle path and
-            // the lifecycle see the topology through JoinAwareScheduler (re-check and close include them).
-            JoinDeques joinDeques = new JoinDeques(memory, slots, capacity, JOIN_DEQUE_CAPACITY);
+            // Join halves: per worker slot a deque and a stack of frames. The idle path and the lifecycle see the
+            // topology through JoinAwareScheduler (re-check and close include them).
+            JoinDeques joinDeques = new JoinDeques(memory, slots, JOIN_FRAMES);
             long stealers = Joining.stealers(workerCount, scheduler.blockingWorkers());
             Scheduler idleView = new JoinAwareScheduler(scheduler, joinDeques, stealers);
             this.lifecycle = new Lifecycle(config.threadNamePrefix(), memory, counters, table, slotTable, idleView,
                     parking, space, snapshot, workers, watchdog, errors);
-            this.joining = new Joining(joinDeques, slotTable, lifecycle, parking, counters, stealers);
+            this.joining = new Joining(joinDeques, lifecycle, parking, counters, stealers);
             Idle idle = new Idle(idleView, parking, slotTable, counters, lifecycle, times, config.idleStrategy(),
                     config.spinBeforePark().toNanos(), config.idleWindow().toNanos(), scratch,
                     config.scratchIdlePurge().toNanos(), timestamps, wakeHist);

@@ -200,35 +200,6 @@ final class Slots {
         space.signal();
     }
 
-    /**
-     * A slot for a join half of worker {@code self}, or -1 when none is free. With a descriptor cache: taken
-     * from it without reserving (DescCache.popFree: the slot stays FREE and only its index is used; plain,
-     * owner-only, a freelist CAS only when the cache refills). Without one: the freelist (a CAS, RESERVED).
-     */
-    int acquireJoinSlot(WorkerThread self) {
-        DescCache[] wc = workerCaches;
-        return wc != null ? wc[self.index].popFree() : table.acquire();
-    }
-
-    /**
-     * Gives back a slot from {@link #acquireJoinSlot}: to the cache, or, while somebody waits for space (hazard
-     * rule 1), onto the freelist with a signal; without a cache RESERVED -> FREE onto the freelist.
-     */
-    void releaseJoinSlot(WorkerThread self, int idx) {
-        DescCache[] wc = workerCaches;
-        if (wc != null) {
-            // volatile load of the waiter mask: pairs with SpaceWaiters.register's getAndOr (hazard rule 1).
-            if (!space.hasWaiters()) {
-                wc[self.index].pushFree(idx); // plain: our own cache
-                return;
-            }
-            table.push(idx); // still FREE: its CAS publishes it to the next pop
-        } else {
-            table.unreserve(idx);
-        }
-        space.signal();
-    }
-
     /** A worker that ran out of work gives its cached slots back, so no waiter waits for them (hazard rule 2). */
     void flushWorkerCache(WorkerThread self) {
         DescCache[] wc = workerCaches;

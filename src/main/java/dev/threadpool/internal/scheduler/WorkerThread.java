@@ -15,6 +15,11 @@ public final class WorkerThread extends Thread {
      * with WorkerLoop.MAX_INLINE_DEPTH before helping.
      */
     int inlineDepth;
+    /**
+     * Joins of this worker open on its stack: the next join's frame (JoinDeques, "Frames"). Owner-only, plain;
+     * changed only by Joining.joinAccepted, which restores it in a finally.
+     */
+    int joinDepth;
     /** The CPU to pin this worker to when it starts, or -1 (PoolConfig.workerCpus). Set before start. */
     int cpu = -1;
     /** Tasks until the next JFR TaskLatency sample (owner-only; TimestampMode.FULL only). */
