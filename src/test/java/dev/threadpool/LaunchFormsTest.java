@@ -62,6 +62,7 @@ class LaunchFormsTest {
                 "-m", "dev.threadpool/dev.threadpool.demo.LaunchCheck", "2000", "--jfr"));
         String out = run(cmd);
         assertTrue(out.contains("LaunchCheck OK: named module dev.threadpool"), out);
+        assertTrue(out.contains("LaunchCheck deque access: raw addresses"), out);
         assertTrue(out.contains("PoolStats seen after a late JFR start"), out);
         assertTrue(!out.contains("WARNING"), "no JVM warnings with the documented flag:\n" + out);
     }
@@ -73,6 +74,20 @@ class LaunchFormsTest {
         String out = run(cmd);
         assertTrue(out.contains("LaunchCheck OK: class path (unnamed module)"), out);
         assertTrue(out.contains("PoolStats seen after a late JFR start"), out);
+        assertTrue(out.contains("LaunchCheck deque access: raw addresses"), out);
         assertTrue(!out.contains("WARNING"), "no JVM warnings with the documented flag:\n" + out);
+    }
+
+    /**
+     * Without the flag and with native access denied, the pool still works: the workers' deques fall back from
+     * raw addresses (a restricted call) to checked segment accesses (native-notes/FFM.md, "Raw addresses").
+     */
+    @Test
+    void runsWithNativeAccessDenied() throws Exception {
+        List<String> cmd = new ArrayList<>(List.of(java(), "--illegal-native-access=deny",
+                "-cp", mainClasses().toString(), "dev.threadpool.demo.LaunchCheck", "2000"));
+        String out = run(cmd);
+        assertTrue(out.contains("LaunchCheck OK: class path (unnamed module)"), out);
+        assertTrue(out.contains("LaunchCheck deque access: segment and offset"), out);
     }
 }

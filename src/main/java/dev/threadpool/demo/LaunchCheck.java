@@ -4,6 +4,7 @@ import dev.threadpool.PoolConfig;
 import dev.threadpool.PoolStats;
 import dev.threadpool.ThreadPool;
 import dev.threadpool.WaitGroup;
+import dev.threadpool.internal.memory.Mem;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -15,7 +16,8 @@ import jdk.jfr.consumer.RecordingStream;
 
 /**
  * A tiny program that proves a launch form works: creates a pool, runs tasks (detached, waitable, through the
- * ExecutorService view), checks the accounting after close and prints one line saying which module it ran in.
+ * ExecutorService view, a tree of joins), checks the accounting after close and prints which module it ran in
+ * and whether the workers' deques use raw addresses ({@code Mem.RAW}: native access granted) or not.
  * Exits 1 on any failed check. Used by {@code LaunchFormsTest} on the module path and on the class path:
  *
  * <pre>
@@ -25,6 +27,22 @@ import jdk.jfr.consumer.RecordingStream;
  */
 public final class LaunchCheck {
     private LaunchCheck() {}
+
+    /** A binary tree of joins with 2^depth leaves, each counting itself. */
+    private record Tree(ThreadPool pool, AtomicInteger leaves, int depth) implements Runnable {
+        @Override
+        public void run() {
+            if (depth == 0) {
+                leaves.incrementAndGet();
+                return;
+            }
+            try {
+                pool.join(new Tree(pool, leaves, depth - 1), new Tree(pool, leaves, depth - 1));
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        }
+    }
 
     public static void main(String[] args) throws Exception {
         int tasks = args.length > 0 ? Integer.parseInt(args[0]) : 10_000;
@@ -45,6 +63,9 @@ public final class LaunchCheck {
             ExecutorService es = pool.asExecutorService();
             check(es.submit(() -> 41).get(60, TimeUnit.SECONDS) + 1 == 42, "ExecutorService future");
             CompletableFuture.runAsync(ran::incrementAndGet, pool.asExecutor()).get(60, TimeUnit.SECONDS);
+            AtomicInteger leaves = new AtomicInteger();
+            pool.join(new Tree(pool, leaves, 12), new Tree(pool, leaves, 12)); // the workers' join deques
+            check(leaves.get() == 2 << 12, "every join leaf ran once: " + leaves.get());
             if (jfr) {
                 checkPeriodicStatsAfterLateJfrStart();
             }
@@ -53,11 +74,14 @@ public final class LaunchCheck {
         }
         PoolStats s = pool.statsSnapshot();
         check(ran.get() == tasks + 2, "every task ran once: " + ran.get());
-        check(s.submitted() == tasks + 3 && s.completed() == tasks + 3, "counted: " + s);
+        // tasks + 3 submits, and the outside join's hand-over of its pair (one task)
+        check(s.submitted() == tasks + 4 && s.completed() == tasks + 4, "counted: " + s);
         check(s.liveBytes() == 0 && s.totalAllocBytes() == s.totalFreeBytes() && s.totalAllocBytes() > 0,
                 "accounting after close: " + s);
         System.out.println("LaunchCheck OK: " + where + ", " + s.completed() + " tasks, liveBytes "
                 + s.liveBytes() + " after close");
+        // Mem.RAW: whether the workers' deques use raw addresses (native access granted) or segment accesses
+        System.out.println("LaunchCheck deque access: " + (Mem.RAW ? "raw addresses" : "segment and offset"));
     }
 
     /**

@@ -17,7 +17,30 @@ public final class Mem {
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle().withInvokeExactBehavior();
     private static final VarHandle INT = ValueLayout.JAVA_INT.varHandle().withInvokeExactBehavior();
 
+    /**
+     * The whole address space as one segment of the global session ({@code MemorySegment.NULL} reinterpreted
+     * to {@code Long.MAX_VALUE} bytes), or null where that restricted call is refused
+     * ({@code --illegal-native-access=deny} without {@code --enable-native-access}). A {@code static final}
+     * segment is a constant to the JIT: its liveness, read-only and bounds checks fold away, and an access
+     * costs the address arithmetic and an alignment test. See native-notes/FFM.md, "Raw addresses".
+     */
+    private static final MemorySegment ALL = everything();
+
+    /**
+     * Whether the {@code *At(address)} accessors below are available. When false a structure uses its
+     * segment-and-offset accessors instead (a {@code static final}, so the JIT folds the choice away).
+     */
+    public static final boolean RAW = ALL != null;
+
     private Mem() {}
+
+    private static MemorySegment everything() {
+        try {
+            return MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
+        } catch (IllegalCallerException | UnsupportedOperationException refused) {
+            return null; // native access denied to this module: segment-and-offset accesses only
+        }
+    }
 
     // ---- long -------------------------------------------------------------------------------------
     public static long getLongPlain(MemorySegment s, long off) { return (long) LONG.get(s, off); }
@@ -52,6 +75,21 @@ public final class Mem {
     /** Single-writer increment: a plain read of the owner's own value, then a release store. */
     public static void incrementOwnedRelease(MemorySegment s, long off) {
         LONG.setRelease(s, off, (long) LONG.get(s, off) + 1L);
+    }
+
+    // ---- long at a raw address (only when RAW; see native-notes/FFM.md, "Raw addresses") ------------
+    // No liveness or bounds check: the caller guarantees the block at the address is allocated for the whole
+    // access. Used only by structures that the pool's own workers alone touch, whose blocks are freed after
+    // every worker has been joined (WorkDeque's owner and thief operations).
+    public static long getLongPlainAt(long address) { return (long) LONG.get(ALL, address); }
+    public static void setLongPlainAt(long address, long v) { LONG.set(ALL, address, v); }
+    public static long getLongOpaqueAt(long address) { return (long) LONG.getOpaque(ALL, address); }
+    public static void setLongOpaqueAt(long address, long v) { LONG.setOpaque(ALL, address, v); }
+    public static long getLongAcquireAt(long address) { return (long) LONG.getAcquire(ALL, address); }
+    public static void setLongReleaseAt(long address, long v) { LONG.setRelease(ALL, address, v); }
+
+    public static boolean casLongAt(long address, long expect, long update) {
+        return (boolean) LONG.compareAndSet(ALL, address, expect, update);
     }
 
     // ---- int --------------------------------------------------------------------------------------

@@ -66,6 +66,19 @@ import java.lang.invoke.VarHandle;
  * {@code atomic_store_explicit(&q->array, n, memory_order_release)}. Array {@code g} has
  * {@code initialCapacity << g} slots, so the mask follows from {@code g} too.
  *
+ * <h2>Access: raw addresses for the owner's and the thieves' operations</h2>
+ * {@code push}, {@code take}, {@code steal} and growth reach the control block and the arrays by their raw
+ * addresses ({@link Mem#getLongPlainAt} and siblings, through one segment constant) where {@link Mem#RAW}, and by
+ * segment and offset otherwise. A segment held in a field is not a constant to the JIT, and every fence of
+ * this algorithm (and every acquire load) makes it reload the segment's address, size and session and redo
+ * its checks at each access: a push and a take cost 12 to 16 ns that way against about 5.5 ns by raw address
+ * (PERFORMANCE_TRACKING entry 32). The price is that nothing checks the block is still allocated, so these
+ * four operations must never run after {@link #close()}: the pool calls them from its workers (owner and
+ * thieves) and from lifecycle paths inside its arena-caller region, and closes its deques only after every
+ * worker has been joined (native-notes/FFM.md, "Raw addresses"). {@link #size()}, {@link #isEmpty()} and
+ * {@link #capacity()}, which any thread may call (a stats snapshot, a depth sample), keep the checked
+ * segment accesses.
+ *
  * <h2>Values</h2>
  * Any long except the two sentinels: {@link QueueEntry#EMPTY} ({@code -1}, nothing there) and {@link #ABORT}
  * ({@code 0xFFFF_FFFF_FFFF_FFFE}, steal lost a race). A real entry's low word is a descriptor index below
@@ -94,8 +107,9 @@ import java.lang.invoke.VarHandle;
  *
  * <h2>Threads</h2>
  * {@link #push} and {@link #take} only from the owner (one thread at a time; a hand-over needs a
- * happens-before edge, such as the start of the owner thread). {@link #steal}, {@link #size},
- * {@link #isEmpty} and {@link #capacity} from any thread. {@link #close} once nobody uses the deque.
+ * happens-before edge, such as the start of the owner thread). {@link #steal} from any thread, and like
+ * {@code push} and {@code take} only before {@link #close} (see "Access"). {@link #size}, {@link #isEmpty}
+ * and {@link #capacity} from any thread, at any time. {@link #close} once nobody uses the deque.
  */
 public final class WorkDeque implements AutoCloseable {
 
@@ -155,6 +169,10 @@ public final class WorkDeque implements AutoCloseable {
     private final int initialCapacity;
     /** Array of each generation; slot g is written once by the owner before ARRAY = g is released. */
     private final MemorySegment[] generations;
+    /** Address of the control block ({@link #ctl}), for the raw accesses ("Access" in the class comment). */
+    private final long ctlAddr;
+    /** Address of each generation's array, written with {@link #generations}, published the same way. */
+    private final long[] generationAddr;
     private boolean closed; // guarded by this (close only)
 
     /**
@@ -167,10 +185,13 @@ public final class WorkDeque implements AutoCloseable {
         this.memory = memory;
         this.purpose = purpose;
         this.generations = new MemorySegment[Layout.generations(initialCapacity)];
+        this.generationAddr = new long[generations.length];
         this.ctl = memory.allocateReleasable(purpose + " control", Layout.CONTROL_LENGTH);
+        this.ctlAddr = ctl.address();
         try {
             generations[0] = memory.allocateReleasable(purpose + " array 0",
                     Layout.arrayByteSize(initialCapacity));
+            generationAddr[0] = generations[0].address();
         } catch (RuntimeException | Error e) {
             memory.release(ctl);
             throw e;
@@ -198,26 +219,29 @@ public final class WorkDeque implements AutoCloseable {
             throw new IllegalArgumentException("value must not be EMPTY (-1) or ABORT (-2): value=" + value);
         }
         final MemorySegment c = ctl;
-        long b = Mem.getLongPlain(c, Layout.BOTTOM_OFFSET); // plain: only the owner writes bottom
+        final long cAddr = ctlAddr;
+        long b = getPlain(c, cAddr, Layout.BOTTOM_OFFSET); // plain: only the owner writes bottom
         // acquire: pairs with the successful CAS on top of a thief (or of our own last-entry take); the
         // thief's read of slot t happens-before we reuse that slot for index t + capacity.
-        long t = Mem.getLongAcquire(c, Layout.TOP_OFFSET);
-        long g = Mem.getLongPlain(c, Layout.ARRAY_OFFSET); // plain: only the owner writes ARRAY
+        long t = getAcquire(c, cAddr, Layout.TOP_OFFSET);
+        long g = getPlain(c, cAddr, Layout.ARRAY_OFFSET); // plain: only the owner writes ARRAY
         MemorySegment a = generations[(int) g];
+        long aAddr = generationAddr[(int) g];
         long mask = capacityOf(g) - 1;
         if (b - t > mask) {
-            g = grow(a, g, t, b);
+            g = grow(a, aAddr, g, t, b);
             a = generations[(int) g];
+            aAddr = generationAddr[(int) g];
             mask = capacityOf(g) - 1;
         }
         // opaque (C11 relaxed): a thief that read a stale top may read this slot concurrently; it then
         // fails its CAS and discards what it read.
-        Mem.setLongOpaque(a, Layout.slotOffset(b, mask), value);
+        setOpaque(a, aAddr, Layout.slotOffset(b, mask), value);
         // release fence: the slot write above is ordered before every later store of bottom, this push's
         // and the next take's. Pairs with the thief's acquire load of bottom, whichever of those stores it
         // reads. (A release *store* of bottom would cover only this push's store.)
         VarHandle.releaseFence();
-        Mem.setLongOpaque(c, Layout.BOTTOM_OFFSET, b + 1); // relaxed; published by the fence above
+        setOpaque(c, cAddr, Layout.BOTTOM_OFFSET, b + 1); // relaxed; published by the fence above
         return b - t;
     }
 
@@ -227,30 +251,30 @@ public final class WorkDeque implements AutoCloseable {
      */
     public long take() {
         final MemorySegment c = ctl;
-        long b = Mem.getLongPlain(c, Layout.BOTTOM_OFFSET) - 1; // plain: only the owner writes bottom
-        long g = Mem.getLongPlain(c, Layout.ARRAY_OFFSET); // plain: only the owner writes ARRAY
+        final long cAddr = ctlAddr;
+        long b = getPlain(c, cAddr, Layout.BOTTOM_OFFSET) - 1; // plain: only the owner writes bottom
+        long g = getPlain(c, cAddr, Layout.ARRAY_OFFSET); // plain: only the owner writes ARRAY
         // relaxed store: reserve index b before looking at top. Read by the thief's acquire load of bottom
         // after its full fence.
-        Mem.setLongOpaque(c, Layout.BOTTOM_OFFSET, b);
+        setOpaque(c, cAddr, Layout.BOTTOM_OFFSET, b);
         // FULL FENCE, pairs with the full fence in steal(): either this thread's top load sees the thief's
         // CAS, or the thief's bottom load sees our store above. Without it the top load may complete while
         // the bottom store still sits in the store buffer (x86-TSO allows store->load reordering): we read
         // a stale top, a thief reads a stale bottom, and both take index b (seed 002 Case 3).
         VarHandle.fullFence();
-        long t = Mem.getLongOpaque(c, Layout.TOP_OFFSET); // relaxed; ordered after the store by the fence
+        long t = getOpaque(c, cAddr, Layout.TOP_OFFSET); // relaxed; ordered after the store by the fence
         if (t > b) { // was empty: undo the reservation
-            Mem.setLongOpaque(c, Layout.BOTTOM_OFFSET, b + 1);
+            setOpaque(c, cAddr, Layout.BOTTOM_OFFSET, b + 1);
             return QueueEntry.EMPTY;
         }
-        MemorySegment a = generations[(int) g];
-        long x = Mem.getLongPlain(a, Layout.slotOffset(b, capacityOf(g) - 1)); // plain: we wrote it
+        long x = getPlain(generations[(int) g], generationAddr[(int) g], Layout.slotOffset(b, capacityOf(g) - 1)); // plain: we wrote it
         if (t == b) { // the last entry: the thieves may be after it too, so the CAS decides
             // CAS (seq_cst): competes with the thieves' CAS on top for index t; exactly one succeeds.
-            if (!Mem.casLong(c, Layout.TOP_OFFSET, t, t + 1)) {
+            if (!cas(c, cAddr, Layout.TOP_OFFSET, t, t + 1)) {
                 x = QueueEntry.EMPTY; // a thief won it
             }
             // relaxed: the deque is now empty with top == bottom == b + 1
-            Mem.setLongOpaque(c, Layout.BOTTOM_OFFSET, b + 1);
+            setOpaque(c, cAddr, Layout.BOTTOM_OFFSET, b + 1);
         }
         return x;
     }
@@ -260,7 +284,7 @@ public final class WorkDeque implements AutoCloseable {
      * array stays allocated (retired) until {@link #close()}. Returns the new generation. Owner only; cold.
      * Throws, with nothing changed, if the deque is at its maximum or the allocation fails: both come first.
      */
-    private long grow(MemorySegment old, long g, long t, long b) {
+    private long grow(MemorySegment old, long oldAddr, long g, long t, long b) {
         long oldCap = capacityOf(g);
         if (oldCap >= Layout.MAX_CAPACITY) {
             throw new IllegalStateException("work deque full: it holds " + (b - t) + " entries, the maximum"
@@ -270,14 +294,16 @@ public final class WorkDeque implements AutoCloseable {
         long oldMask = oldCap - 1;
         long newMask = newCap - 1;
         MemorySegment n = memory.allocateReleasable(purpose + " array " + (g + 1), Layout.arrayByteSize(newCap));
+        long nAddr = n.address();
         for (long i = t; i < b; i++) {
             // plain both sides: the old slots were written by this thread, the new array is not yet shared.
-            Mem.setLongPlain(n, Layout.slotOffset(i, newMask), Mem.getLongPlain(old, Layout.slotOffset(i, oldMask)));
+            setPlain(n, nAddr, Layout.slotOffset(i, newMask), getPlain(old, oldAddr, Layout.slotOffset(i, oldMask)));
         }
         generations[(int) (g + 1)] = n; // plain, write-once; published by the release store below
+        generationAddr[(int) (g + 1)] = nAddr; // likewise
         // release: the copied slots and generations[g + 1] are visible to any thread whose acquire load of
         // ARRAY reads g + 1 (steal). Seed: atomic_store_explicit(&q->array, n, memory_order_release).
-        Mem.setLongRelease(ctl, Layout.ARRAY_OFFSET, g + 1);
+        setRelease(ctl, ctlAddr, Layout.ARRAY_OFFSET, g + 1);
         return g + 1;
     }
 
@@ -292,8 +318,9 @@ public final class WorkDeque implements AutoCloseable {
      */
     public long steal() {
         final MemorySegment c = ctl;
+        final long cAddr = ctlAddr;
         // acquire: pairs with the CAS of the previous winner on top.
-        long t = Mem.getLongAcquire(c, Layout.TOP_OFFSET);
+        long t = getAcquire(c, cAddr, Layout.TOP_OFFSET);
         // FULL FENCE, pairs with the full fence in take(): both fences are in one total order, so either
         // take's top load sees every top CAS made before our fence, or our bottom load sees take's lowered
         // bottom. Without it the bottom load may be satisfied before the top load (ARM/POWER reorder loads;
@@ -301,19 +328,20 @@ public final class WorkDeque implements AutoCloseable {
         VarHandle.fullFence();
         // acquire: pairs with push's release fence (via the bottom store of that push or of a later take),
         // so the slot at t is visible, and so is any array published before it (see ARRAY below).
-        long b = Mem.getLongAcquire(c, Layout.BOTTOM_OFFSET);
+        long b = getAcquire(c, cAddr, Layout.BOTTOM_OFFSET);
         if (t >= b) {
             return QueueEntry.EMPTY;
         }
         // acquire, after the bottom load: pairs with grow's release store; we see the array that holds
         // index t as of the bottom we read, or a newer one with the same entry copied in.
-        long g = Mem.getLongAcquire(c, Layout.ARRAY_OFFSET);
+        long g = getAcquire(c, cAddr, Layout.ARRAY_OFFSET);
         MemorySegment a = generations[(int) g]; // plain: written before the release of ARRAY == g
+        long aAddr = generationAddr[(int) g]; // likewise
         // opaque (C11 relaxed): if the owner is concurrently reusing this slot, top has moved past t and the
         // CAS below fails, so a stale value is never returned.
-        long x = Mem.getLongOpaque(a, Layout.slotOffset(t, capacityOf(g) - 1));
+        long x = getOpaque(a, aAddr, Layout.slotOffset(t, capacityOf(g) - 1));
         // CAS (seq_cst): claims index t against other thieves and the owner's last-entry CAS.
-        if (!Mem.casLong(c, Layout.TOP_OFFSET, t, t + 1)) {
+        if (!cas(c, cAddr, Layout.TOP_OFFSET, t, t + 1)) {
             return ABORT;
         }
         return x;
@@ -342,6 +370,48 @@ public final class WorkDeque implements AutoCloseable {
     public long capacity() {
         // acquire: pairs with grow's release store of ARRAY.
         return capacityOf(Mem.getLongAcquire(ctl, Layout.ARRAY_OFFSET));
+    }
+
+    // ---- one access each: at a raw address where Mem.RAW ("Access" in the class comment), else by segment ----
+
+    private static long getPlain(MemorySegment s, long base, long off) {
+        return Mem.RAW ? Mem.getLongPlainAt(base + off) : Mem.getLongPlain(s, off);
+    }
+
+    private static long getOpaque(MemorySegment s, long base, long off) {
+        return Mem.RAW ? Mem.getLongOpaqueAt(base + off) : Mem.getLongOpaque(s, off);
+    }
+
+    private static long getAcquire(MemorySegment s, long base, long off) {
+        return Mem.RAW ? Mem.getLongAcquireAt(base + off) : Mem.getLongAcquire(s, off);
+    }
+
+    private static void setPlain(MemorySegment s, long base, long off, long v) {
+        if (Mem.RAW) {
+            Mem.setLongPlainAt(base + off, v);
+        } else {
+            Mem.setLongPlain(s, off, v);
+        }
+    }
+
+    private static void setOpaque(MemorySegment s, long base, long off, long v) {
+        if (Mem.RAW) {
+            Mem.setLongOpaqueAt(base + off, v);
+        } else {
+            Mem.setLongOpaque(s, off, v);
+        }
+    }
+
+    private static void setRelease(MemorySegment s, long base, long off, long v) {
+        if (Mem.RAW) {
+            Mem.setLongReleaseAt(base + off, v);
+        } else {
+            Mem.setLongRelease(s, off, v);
+        }
+    }
+
+    private static boolean cas(MemorySegment s, long base, long off, long expect, long update) {
+        return Mem.RAW ? Mem.casLongAt(base + off, expect, update) : Mem.casLong(s, off, expect, update);
     }
 
     private long capacityOf(long g) {
