@@ -220,9 +220,8 @@ public final class ThreadPool implements AutoCloseable {
     /**
      * Runs {@code left} and {@code right}, possibly in parallel, and returns when both are done. On a worker of
      * this pool {@code right} is offered to idle workers and run here after {@code left} unless one took it
-     * (no allocation, no shared atomic, no descriptor: a join nested deeper than 256 on one worker simply runs
-     * {@code right} after {@code left}); from any other thread the pair is handed over as one task. See
-     * docs/DESIGN.md, "join".
+     * (no allocation, no shared atomic, no descriptor; nested over 256 deep on one worker: right after left);
+     * from any other thread the pair is handed over as one task. See docs/DESIGN.md, "join".
      *
      * @throws TaskFailedException after both ended, if either threw: cause left's throwable, else right's
      * @throws PoolShutdownException once shutdown has begun, as {@link #submit(Runnable)}
