@@ -225,18 +225,14 @@ public final class WorkDeque implements AutoCloseable {
         // thief's read of slot t happens-before we reuse that slot for index t + capacity.
         long t = getAcquire(c, cAddr, Layout.TOP_OFFSET);
         long g = getPlain(c, cAddr, Layout.ARRAY_OFFSET); // plain: only the owner writes ARRAY
-        MemorySegment a = generations[(int) g];
-        long aAddr = generationAddr[(int) g];
         long mask = capacityOf(g) - 1;
         if (b - t > mask) {
-            g = grow(a, aAddr, g, t, b);
-            a = generations[(int) g];
-            aAddr = generationAddr[(int) g];
+            g = grow(g, t, b);
             mask = capacityOf(g) - 1;
         }
         // opaque (C11 relaxed): a thief that read a stale top may read this slot concurrently; it then
         // fails its CAS and discards what it read.
-        setOpaque(a, aAddr, Layout.slotOffset(b, mask), value);
+        slotSetOpaque((int) g, Layout.slotOffset(b, mask), value);
         // release fence: the slot write above is ordered before every later store of bottom, this push's
         // and the next take's. Pairs with the thief's acquire load of bottom, whichever of those stores it
         // reads. (A release *store* of bottom would cover only this push's store.)
@@ -267,7 +263,7 @@ public final class WorkDeque implements AutoCloseable {
             setOpaque(c, cAddr, Layout.BOTTOM_OFFSET, b + 1);
             return QueueEntry.EMPTY;
         }
-        long x = getPlain(generations[(int) g], generationAddr[(int) g], Layout.slotOffset(b, capacityOf(g) - 1)); // plain: we wrote it
+        long x = slotGetPlain((int) g, Layout.slotOffset(b, capacityOf(g) - 1)); // plain: we wrote it
         if (t == b) { // the last entry: the thieves may be after it too, so the CAS decides
             // CAS (seq_cst): competes with the thieves' CAS on top for index t; exactly one succeeds.
             if (!cas(c, cAddr, Layout.TOP_OFFSET, t, t + 1)) {
@@ -284,7 +280,9 @@ public final class WorkDeque implements AutoCloseable {
      * array stays allocated (retired) until {@link #close()}. Returns the new generation. Owner only; cold.
      * Throws, with nothing changed, if the deque is at its maximum or the allocation fails: both come first.
      */
-    private long grow(MemorySegment old, long oldAddr, long g, long t, long b) {
+    private long grow(long g, long t, long b) {
+        MemorySegment old = generations[(int) g];
+        long oldAddr = generationAddr[(int) g];
         long oldCap = capacityOf(g);
         if (oldCap >= Layout.MAX_CAPACITY) {
             throw new IllegalStateException("work deque full: it holds " + (b - t) + " entries, the maximum"
@@ -335,11 +333,10 @@ public final class WorkDeque implements AutoCloseable {
         // acquire, after the bottom load: pairs with grow's release store; we see the array that holds
         // index t as of the bottom we read, or a newer one with the same entry copied in.
         long g = getAcquire(c, cAddr, Layout.ARRAY_OFFSET);
-        MemorySegment a = generations[(int) g]; // plain: written before the release of ARRAY == g
-        long aAddr = generationAddr[(int) g]; // likewise
+        // slotGetOpaque reads generations[g] or generationAddr[g], plain: written before the release of ARRAY == g
         // opaque (C11 relaxed): if the owner is concurrently reusing this slot, top has moved past t and the
         // CAS below fails, so a stale value is never returned.
-        long x = getOpaque(a, aAddr, Layout.slotOffset(t, capacityOf(g) - 1));
+        long x = slotGetOpaque((int) g, Layout.slotOffset(t, capacityOf(g) - 1));
         // CAS (seq_cst): claims index t against other thieves and the owner's last-entry CAS.
         if (!cas(c, cAddr, Layout.TOP_OFFSET, t, t + 1)) {
             return ABORT;
@@ -412,6 +409,24 @@ public final class WorkDeque implements AutoCloseable {
 
     private static boolean cas(MemorySegment s, long base, long off, long expect, long update) {
         return Mem.RAW ? Mem.casLongAt(base + off, expect, update) : Mem.casLong(s, off, expect, update);
+    }
+
+    // slots of array generation g: only the address (RAW) or only the segment is loaded, never both
+
+    private long slotGetPlain(int g, long off) {
+        return Mem.RAW ? Mem.getLongPlainAt(generationAddr[g] + off) : Mem.getLongPlain(generations[g], off);
+    }
+
+    private long slotGetOpaque(int g, long off) {
+        return Mem.RAW ? Mem.getLongOpaqueAt(generationAddr[g] + off) : Mem.getLongOpaque(generations[g], off);
+    }
+
+    private void slotSetOpaque(int g, long off, long v) {
+        if (Mem.RAW) {
+            Mem.setLongOpaqueAt(generationAddr[g] + off, v);
+        } else {
+            Mem.setLongOpaque(generations[g], off, v);
+        }
     }
 
     private long capacityOf(long g) {

@@ -175,20 +175,6 @@ public final class DescCache {
         }
     }
 
-    /** {@link #push} after its state check. */
-    private void pushFree(int idx) {
-        final MemorySegment s = seg;
-        int n = Mem.getIntPlain(s, Layout.COUNT_OFFSET);
-        if (n == Layout.CAPACITY) {
-            table.releaseBatch(s, Layout.SLOTS_OFFSET, Layout.SPILL); // one CAS for the oldest half
-            MemorySegment.copy(s, Layout.slot(Layout.SPILL), s, Layout.SLOTS_OFFSET,
-                    Layout.SLOT_LENGTH * (Layout.CAPACITY - Layout.SPILL));
-            n = Layout.CAPACITY - Layout.SPILL;
-        }
-        Mem.setIntPlain(s, Layout.slot(n), idx);
-        Mem.setIntPlain(s, Layout.COUNT_OFFSET, n + 1);
-    }
-
     /** One CAS for up to 32 slots; reverses them so the first one popped from the freelist is on top. */
     private int refill() {
         final MemorySegment s = seg;
@@ -214,7 +200,16 @@ public final class DescCache {
             throw new IllegalStateException("slot must be FREE to cache: idx=" + idx + ", state="
                     + DescriptorTable.state(c));
         }
-        pushFree(idx);
+        final MemorySegment s = seg;
+        int n = Mem.getIntPlain(s, Layout.COUNT_OFFSET);
+        if (n == Layout.CAPACITY) {
+            table.releaseBatch(s, Layout.SLOTS_OFFSET, Layout.SPILL); // one CAS for the oldest half
+            MemorySegment.copy(s, Layout.slot(Layout.SPILL), s, Layout.SLOTS_OFFSET,
+                    Layout.SLOT_LENGTH * (Layout.CAPACITY - Layout.SPILL));
+            n = Layout.CAPACITY - Layout.SPILL;
+        }
+        Mem.setIntPlain(s, Layout.slot(n), idx);
+        Mem.setIntPlain(s, Layout.COUNT_OFFSET, n + 1);
     }
 
     /** Returns every cached slot to the freelist with one CAS; afterwards {@link #count()} is 0. */
