@@ -82,7 +82,7 @@ public final class ThreadPool implements AutoCloseable {
 
     /** Submits a detached task with options; waits while the pool is full. */
     public void submit(Runnable task, SubmitOptions options) {
-        requireTask(task);
+        Arguments.requireTask(task);
         int flags = flags(options);
         detached(PoolCore.NO_SUBMITTER, task, flags, null, WaitMode.UNBOUNDED, 0L);
     }
@@ -94,7 +94,7 @@ public final class ThreadPool implements AutoCloseable {
 
     /** As {@link #submit(Runnable, WaitGroup)}, with options (the lane). */
     public void submit(Runnable task, WaitGroup group, SubmitOptions options) {
-        requireTask(task);
+        Arguments.requireTask(task);
         Objects.requireNonNull(group, "group must not be null");
         int flags = flags(options);
         detached(PoolCore.NO_SUBMITTER, task, flags, group, WaitMode.UNBOUNDED, 0L);
@@ -102,7 +102,7 @@ public final class ThreadPool implements AutoCloseable {
 
     /** One attempt, never waits: false when the pool is full. */
     public boolean trySubmit(Runnable task) {
-        requireTask(task);
+        Arguments.requireTask(task);
         return detached(PoolCore.NO_SUBMITTER, task, 0, null, WaitMode.NO_WAIT, 0L);
     }
 
@@ -121,8 +121,8 @@ public final class ThreadPool implements AutoCloseable {
      * attempt, as {@link #trySubmit(Runnable)}.
      */
     public boolean trySubmit(Runnable task, Duration timeout, SubmitOptions options) {
-        requireTask(task);
-        long nanos = timeoutNanos(timeout);
+        Arguments.requireTask(task);
+        long nanos = Arguments.timeoutNanos(timeout);
         int flags = flags(options);
         if (nanos == 0) {
             return detached(PoolCore.NO_SUBMITTER, task, flags, null, WaitMode.NO_WAIT, 0L);
@@ -169,7 +169,7 @@ public final class ThreadPool implements AutoCloseable {
 
     /** As {@link #submitWaitable(Runnable)}, with options. */
     public long submitWaitable(Runnable task, SubmitOptions options) {
-        requireTask(task);
+        Arguments.requireTask(task);
         int flags = flags(options);
         return waitable(PoolCore.NO_SUBMITTER, task, flags);
     }
@@ -305,7 +305,7 @@ public final class ThreadPool implements AutoCloseable {
 
     /** As {@link #await(long)} with a timeout; returns false if the task had not ended in time. */
     public boolean await(long handle, Duration timeout) throws InterruptedException {
-        long nanos = timeoutNanos(timeout);
+        long nanos = Arguments.timeoutNanos(timeout);
         return awaitNanos(handle, nanos);
     }
 
@@ -343,13 +343,13 @@ public final class ThreadPool implements AutoCloseable {
     // and (WORK_STEALING) its own queue are used. Package-private: Submitter is the API.
 
     void submitFrom(int slot, Runnable task, SubmitOptions options) {
-        requireTask(task);
+        Arguments.requireTask(task);
         int flags = flags(options);
         detached(slot, task, flags, null, WaitMode.UNBOUNDED, 0L);
     }
 
     boolean trySubmitFrom(int slot, Runnable task) {
-        requireTask(task);
+        Arguments.requireTask(task);
         return detached(slot, task, 0, null, WaitMode.NO_WAIT, 0L);
     }
 
@@ -358,7 +358,7 @@ public final class ThreadPool implements AutoCloseable {
     }
 
     long submitWaitableFrom(int slot, Runnable task) {
-        requireTask(task);
+        Arguments.requireTask(task);
         return waitable(slot, task, 0);
     }
 
@@ -384,7 +384,7 @@ public final class ThreadPool implements AutoCloseable {
      */
     public boolean shutdown(ShutdownMode mode, Duration timeout) throws InterruptedException {
         Objects.requireNonNull(mode, "mode must not be null");
-        long nanos = timeoutNanos(timeout);
+        long nanos = Arguments.timeoutNanos(timeout);
         return core.shutdown(mode, nanos);
     }
 
@@ -528,7 +528,7 @@ public final class ThreadPool implements AutoCloseable {
 
     /** Every batch submit: checks the range and its elements first; an empty range submits nothing. */
     private int batch(int slot, Runnable[] tasks, int from, int to, int flags) {
-        checkBatch(tasks, from, to);
+        Arguments.checkBatch(tasks, from, to);
         if (from == to) {
             return 0;
         }
@@ -559,38 +559,9 @@ public final class ThreadPool implements AutoCloseable {
 
     // ---- helpers ---------------------------------------------------------------------------------------
 
-    /** The array, the range within it and every task in the range, checked before anything is accepted. */
-    private static void checkBatch(Runnable[] tasks, int from, int to) {
-        Objects.requireNonNull(tasks, "tasks must not be null");
-        Objects.checkFromToIndex(from, to, tasks.length);
-        for (int i = from; i < to; i++) {
-            if (tasks[i] == null) {
-                throw new NullPointerException("tasks[" + i + "] must not be null");
-            }
-        }
-    }
-
-    private static void requireTask(Runnable task) {
-        if (task == null) {
-            throw new NullPointerException("task must not be null");
-        }
-    }
-
     private static int flags(SubmitOptions options) {
         Objects.requireNonNull(options, "options must not be null");
         return options.lane() == Lane.BLOCKING ? DescriptorTable.FLAG_LANE_BLOCKING : 0;
-    }
-
-    static long timeoutNanos(Duration timeout) {
-        Objects.requireNonNull(timeout, "timeout must not be null");
-        if (timeout.isNegative()) {
-            throw new IllegalArgumentException("timeout must be >= 0: timeout=" + timeout);
-        }
-        try {
-            return timeout.toNanos();
-        } catch (ArithmeticException tooLong) {
-            return Long.MAX_VALUE;
-        }
     }
 
     /** An FFM access that raced close() fails with IllegalStateException: report it as a closed pool. */

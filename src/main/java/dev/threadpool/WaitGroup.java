@@ -202,13 +202,7 @@ public final class WaitGroup {
      * @throws IllegalStateException if the count is negative (more dones than adds)
      */
     public boolean await(Duration timeout) throws InterruptedException {
-        if (timeout == null) {
-            throw new NullPointerException("timeout must not be null");
-        }
-        if (timeout.isNegative()) {
-            throw new IllegalArgumentException("timeout must be >= 0: timeout=" + timeout);
-        }
-        long nanos = saturatedNanos(timeout);
+        long nanos = Arguments.timeoutNanos(timeout); // null or negative: the exception names the parameter
         if (!isZero() && WorkerThread.currentIsWorker()) {
             return awaitHelping(nanos);
         }
@@ -241,14 +235,6 @@ public final class WaitGroup {
             }
         }
         return true;
-    }
-
-    static long saturatedNanos(Duration d) {
-        try {
-            return d.toNanos();
-        } catch (ArithmeticException e) {
-            return Long.MAX_VALUE;
-        }
     }
 
     @Override
