@@ -22,7 +22,9 @@ import java.util.Objects;
  *                        is refused at once with {@link PoolShutdownException} and not counted)
  * @param queuedTasks     accepted, neither started nor cancelled: {@code submitted - started - cancelled}
  * @param activeTasks     running now: {@code started - completed - failed}
- * @param taskDescLive    descriptors in use (queued, running, or finished waitable tasks not yet awaited)
+ * @param taskDescLive    descriptors in use (queued, running, or finished waitable tasks not yet awaited); a
+ *                        GLOBAL_QUEUE task submitted from outside the pool is carried by its ring cell and
+ *                        holds none
  * @param totalAllocBytes every byte the pool ever allocated off-heap, alignment slack included
  * @param totalFreeBytes  every byte it gave back
  * @param liveBytes       {@code totalAllocBytes - totalFreeBytes}

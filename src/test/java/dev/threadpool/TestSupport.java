@@ -68,6 +68,17 @@ public final class TestSupport {
      * the default lane, so it has no one-worker form. These tests therefore do not run on it (LaneExtensionTest
      * holds every worker with latches for its own checks, but does not repeat these one by one).
      */
+    /**
+     * Whether detached tasks submitted from outside a pool of {@code config} are carried by GLOBAL_QUEUE's ring
+     * with no descriptor: then {@code queueCapacity} bounds them while queued only (a running one holds
+     * nothing), as ThreadPoolExecutor's bounded queue does; everywhere else a task holds its descriptor until
+     * it ends. TimestampMode.FULL keeps every task on a descriptor.
+     */
+    public static boolean carriesOutsideTasks(PoolConfig config) {
+        return config.schedulerVariant() == SchedulerVariant.GLOBAL_QUEUE
+                && config.timestampMode() != TimestampMode.FULL;
+    }
+
     public static Stream<PoolVariant> oneWorkerVariants() {
         return poolVariantsExcept(SchedulerVariant.LANE_EXTENSION);
     }

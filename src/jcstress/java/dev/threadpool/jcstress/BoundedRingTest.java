@@ -171,4 +171,81 @@ public final class BoundedRingTest {
         @Actor public void producer() { r.tryPush(42); }
         @Actor public void consumer(J_Result res) { res.r1 = r.tryPop(); }
     }
+
+    /** A ring that carries tasks, advanced past the wrap like {@link #ring}. */
+    static BoundedRing carryingRing(int capacity, int laps) {
+        BoundedRing r = new BoundedRing(PoolMemory.createGcManaged(), "jcstress carrying ring", capacity, true);
+        Object[] taken = new Object[2];
+        for (int i = 0; i < laps * capacity + 1; i++) {
+            r.tryPushCarried("old" + i, null);
+            r.tryPop(taken);
+        }
+        return r;
+    }
+
+    @JCStressTest
+    @Description("A carried task's references ride on the cell's hand-over: a consumer that pops the CARRIED entry"
+            + " sees the task and the group the producer wrote (r1: 1 popped, 0 empty; r2: 1 both references"
+            + " right, 0 wrong, -1 nothing popped).")
+    @Outcome(id = "0, -1", expect = Expect.ACCEPTABLE, desc = "pop ran before the publish: empty")
+    @Outcome(id = "1, 1", expect = Expect.ACCEPTABLE, desc = "pop after the publish: the task and the group")
+    @Outcome(id = "1, 0", expect = Expect.FORBIDDEN,
+            desc = "the consumer saw the entry but a stale or missing reference (the release does not cover them)")
+    @Outcome(expect = Expect.FORBIDDEN, desc = "anything else")
+    @State
+    public static class CarriedPublishVisibility {
+        final BoundedRing r = carryingRing(2, 5);
+        final Object task = new Object();
+        final Object group = new Object();
+
+        @Actor public void producer() { r.tryPushCarried(task, group); }
+
+        @Actor public void consumer(JJ_Result res) {
+            Object[] taken = new Object[2];
+            long e = r.tryPop(taken);
+            res.r1 = e == QueueEntry.CARRIED ? 1 : 0;
+            res.r2 = e == QueueEntry.EMPTY ? -1 : taken[0] == task && taken[1] == group ? 1 : 0;
+        }
+    }
+
+    @JCStressTest
+    @Description("Capacity 2, full: the consumer of position p takes its carried task while the producer of"
+            + " p + 2 pushes into the same cell. The consumer must get its own task (A), never the next lap's"
+            + " (C), and the push lands only after the cell was freed. r1: the popped task (1 = A, 3 = C, 0"
+            + " none), r2: the push took, r3: what is left, in order (encoded 2 = [B], 23 = [B, C]).")
+    @Outcome(id = "1, 1, 23", expect = Expect.ACCEPTABLE, desc = "the pop freed the cell, then the push landed")
+    @Outcome(id = "1, 0, 2", expect = Expect.ACCEPTABLE, desc = "the push saw the ring full first")
+    @Outcome(id = "3, .*", expect = Expect.FORBIDDEN,
+            desc = "the consumer read the next lap's reference: the producer wrote before the cell was freed")
+    @Outcome(expect = Expect.FORBIDDEN, desc = "lost, duplicated, or a reference overwritten")
+    @State
+    public static class CarriedLapVsPop {
+        final BoundedRing r = carryingRing(2, 3);
+        static final Object A = "A";
+        static final Object B = "B";
+        static final Object C = "C";
+        long popped;
+        long pushed;
+
+        { r.tryPushCarried(A, null); r.tryPushCarried(B, null); }
+
+        @Actor public void producer() { pushed = r.tryPushCarried(C, null) ? 1 : 0; }
+
+        @Actor public void consumer() {
+            Object[] taken = new Object[2];
+            long e = r.tryPop(taken);
+            popped = e != QueueEntry.CARRIED ? 0 : taken[0] == A ? 1 : taken[0] == C ? 3 : 9;
+        }
+
+        @Arbiter public void check(JJJ_Result res) {
+            res.r1 = popped;
+            res.r2 = pushed;
+            Object[] taken = new Object[2];
+            long code = 0;
+            for (long e; (e = r.tryPop(taken)) != QueueEntry.EMPTY; ) {
+                code = code * 10 + (taken[0] == B ? 2 : taken[0] == C ? 3 : 9);
+            }
+            res.r3 = code;
+        }
+    }
 }

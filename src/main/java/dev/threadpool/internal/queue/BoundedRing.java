@@ -54,13 +54,25 @@ import java.lang.foreign.MemorySegment;
  * without a claim of the other side in progress. {@code BoundedRingLincheck} checks exactly this contract
  * (stress and model checking) and shows each weakness with the interleaving that produces it.
  *
+ * <h2>Carried tasks</h2>
+ * A ring built with {@code carriesTasks} also carries, per cell, two references on the heap ({@code carried},
+ * two slots per cell): {@link #tryPushCarried} writes a task and its group there and the entry
+ * {@link QueueEntry#CARRIED}, so a task needs no descriptor (GLOBAL_QUEUE's detached submits from outside the
+ * pool: the descriptor's line crossed cores twice per task, PERFORMANCE_TRACKING entries 29, 35 and 37). The
+ * references ride on the cell's own hand-over, nothing new: the producer writes them after its claim and
+ * before its release of {@code seq = p + 1}; the consumer reads and clears them after its claim and before its
+ * release of {@code seq = p + cap}, which the producer of {@code p + cap} acquires before it writes the cell's
+ * references again. A carrying ring is popped only by {@link #tryPop(Object[])} (which hands them over); the
+ * batch pops refuse it.
+ *
  * <p>Why the pool loses nothing by it. EMPTY mid-publish: the producer publishes next and then wakes a
  * worker (submit's signal follows the push). A worker's park re-check looks at published cells
  * ({@link #hasReadyEntry()}); one that finds only a claimed cell ({@link #isEmpty()} false: {@code tail - head}
  * counts it) parks for a bounded time ({@code Scheduler.PENDING_PARK_NANOS}) instead of spinning on it, so a
  * preempted producer is not starved and the entry is still found within that bound. Full
  * mid-pop: the inject ring has {@code queueCapacity} cells, one per descriptor, and an entry is pushed only
- * with a descriptor held, so it is full only of entries being drained right now, and every caller that
+ * with a descriptor held, so it is full only of entries being drained right now (a carrying ring may also be
+ * full of carried tasks, which the workers drain with nothing held), and every caller that
  * can meet it retries until the consumer frees the cell ({@code Submission.waitForRingRoom},
  * {@code closeSubmitter}, the popMany overflow path); none drops an entry. Partial batches: each cell is a
  * separate entry, so a partial view only delays its later entries.
@@ -101,10 +113,21 @@ public final class BoundedRing {
     private final MemorySegment seg;
     private final int capacity;
     private final long mask;
+    /**
+     * Carried tasks (see "Carried tasks"): cell {@code c}'s task at {@code 2c}, its group at {@code 2c + 1}; null
+     * unless the ring carries tasks. Plain accesses, ordered by the cell's sequence word.
+     */
+    private final Object[] carried;
 
     public BoundedRing(PoolMemory memory, String purpose, int capacity) {
+        this(memory, purpose, capacity, false);
+    }
+
+    /** A ring that also carries tasks' references in its cells when {@code carriesTasks} (see "Carried tasks"). */
+    public BoundedRing(PoolMemory memory, String purpose, int capacity, boolean carriesTasks) {
         this.capacity = Layout.checkCapacity("capacity", capacity);
         this.mask = capacity - 1;
+        this.carried = carriesTasks ? new Object[2 * capacity] : null;
         this.seg = memory.allocate(purpose, Layout.byteSize(capacity));
         for (long p = 0; p < capacity; p++) {
             Mem.setLongPlain(seg, cell(p) + Layout.CELL_SEQ_OFFSET, p);
@@ -117,12 +140,36 @@ public final class BoundedRing {
         return capacity;
     }
 
+    /**
+     * Whether fewer than {@code capacity} positions are claimed and not yet claimed back by a consumer
+     * (volatile loads of head, then tail): a hint for a producer that waits for room before it commits to a
+     * push; another producer may take the cell, and a consumer that has claimed a cell frees it just after.
+     * Room appears with a consumer's head CAS, so a waiter that checks this after registering and a consumer
+     * that looks for waiters after that CAS form the {@code SpaceWaiters} handshake.
+     */
+    public boolean hasRoom() {
+        long h = Mem.getLongVolatile(seg, Layout.HEAD_OFFSET);
+        return Mem.getLongVolatile(seg, Layout.TAIL_OFFSET) - h < capacity;
+    }
+
+    /** Whether this ring carries tasks' references in its cells ({@link #tryPushCarried}). */
+    public boolean carriesTasks() {
+        return carried != null;
+    }
+
     private long cell(long pos) {
         return Layout.CELLS_OFFSET + (pos & mask) * Layout.CELL_LENGTH;
     }
 
-    /** Pushes one entry; false when full. Never blocks. */
+    /**
+     * Pushes one entry; false when full. Never blocks.
+     *
+     * @throws IllegalArgumentException if {@code value} is {@link QueueEntry#CARRIED} (see {@link #tryPushCarried})
+     */
     public boolean tryPush(long value) {
+        if (value == QueueEntry.CARRIED) {
+            throw new IllegalArgumentException("value must not be CARRIED: push a carried task with tryPushCarried");
+        }
         final MemorySegment s = seg;
         long pos = Mem.getLongOpaque(s, Layout.TAIL_OFFSET); // a hint; the CAS below validates it
         for (;;) {
@@ -135,6 +182,45 @@ public final class BoundedRing {
                 if (Mem.casLong(s, Layout.TAIL_OFFSET, pos, pos + 1)) { // claim: linearization point
                     Mem.setLongPlain(s, c + Layout.CELL_VALUE_OFFSET, value);
                     // release: publishes the value; pairs with the consumer's acquire of seq == pos + 1.
+                    Mem.setLongRelease(s, c + Layout.CELL_SEQ_OFFSET, pos + 1);
+                    return true;
+                }
+                pos = Mem.getLongOpaque(s, Layout.TAIL_OFFSET);
+            } else if (dif < 0) {
+                return false; // the cell still holds the entry of pos - capacity: full
+            } else {
+                pos = Mem.getLongOpaque(s, Layout.TAIL_OFFSET); // another producer claimed pos
+            }
+        }
+    }
+
+    /**
+     * Pushes the entry {@link QueueEntry#CARRIED} with {@code task} and {@code group} in its cell; false when
+     * full. Never blocks. Only on a ring that carries tasks.
+     *
+     * @throws IllegalStateException if this ring does not carry tasks
+     */
+    public boolean tryPushCarried(Object task, Object group) {
+        final Object[] refs = carried;
+        if (refs == null) {
+            throw new IllegalStateException("this ring does not carry tasks");
+        }
+        final MemorySegment s = seg;
+        long pos = Mem.getLongOpaque(s, Layout.TAIL_OFFSET); // a hint; the CAS below validates it
+        for (;;) {
+            long c = cell(pos);
+            // acquire: pairs with the consumer's release of seq = pos (freeing the cell one lap ago), so its
+            // reads and clears of the cell's references happen-before our writes below.
+            long seq = Mem.getLongAcquire(s, c + Layout.CELL_SEQ_OFFSET);
+            long dif = seq - pos;
+            if (dif == 0) {
+                if (Mem.casLong(s, Layout.TAIL_OFFSET, pos, pos + 1)) { // claim: linearization point
+                    int k = (int) (pos & mask) << 1;
+                    refs[k] = task; // plain, like the value: published by the release below
+                    refs[k + 1] = group;
+                    Mem.setLongPlain(s, c + Layout.CELL_VALUE_OFFSET, QueueEntry.CARRIED);
+                    // release: publishes the value and the references; pairs with the consumer's acquire of
+                    // seq == pos + 1.
                     Mem.setLongRelease(s, c + Layout.CELL_SEQ_OFFSET, pos + 1);
                     return true;
                 }
@@ -191,8 +277,24 @@ public final class BoundedRing {
         }
     }
 
-    /** Pops one entry, or {@link QueueEntry#EMPTY}. Never blocks. */
+    /**
+     * Pops one entry, or {@link QueueEntry#EMPTY}. Never blocks. Not on a ring that carries tasks.
+     *
+     * @throws IllegalStateException if this ring carries tasks: use {@link #tryPop(Object[])}
+     */
     public long tryPop() {
+        if (carried != null) {
+            throw new IllegalStateException("this ring carries tasks: pop with tryPop(Object[])");
+        }
+        return tryPop(null);
+    }
+
+    /**
+     * Pops one entry, or {@link QueueEntry#EMPTY}; for {@link QueueEntry#CARRIED}, the task and group carried in
+     * its cell go to {@code taken[0]} and {@code taken[1]} (the cell's references are cleared). Never blocks.
+     * {@code taken} (two slots at least) is needed only on a ring that carries tasks.
+     */
+    public long tryPop(Object[] taken) {
         final MemorySegment s = seg;
         long pos = Mem.getLongOpaque(s, Layout.HEAD_OFFSET);
         for (;;) {
@@ -203,6 +305,16 @@ public final class BoundedRing {
             if (dif == 0) {
                 if (Mem.casLong(s, Layout.HEAD_OFFSET, pos, pos + 1)) { // claim: linearization point
                     long v = Mem.getLongPlain(s, c + Layout.CELL_VALUE_OFFSET);
+                    if (v == QueueEntry.CARRIED) {
+                        // plain: published with the value by the producer's release of seq = pos + 1; read and
+                        // cleared before our release below, which the producer of pos + capacity acquires.
+                        final Object[] refs = carried;
+                        int k = (int) (pos & mask) << 1;
+                        taken[0] = refs[k];
+                        taken[1] = refs[k + 1];
+                        refs[k] = null;
+                        refs[k + 1] = null;
+                    }
                     // release: frees the cell for the producer of pos + capacity; pairs with its acquire.
                     Mem.setLongRelease(s, c + Layout.CELL_SEQ_OFFSET, pos + capacity);
                     return v;
@@ -221,6 +333,9 @@ public final class BoundedRing {
      * empty). Entries come out in FIFO order.
      */
     public int popMany(long[] dst, int max) {
+        if (carried != null) {
+            throw new IllegalStateException("this ring carries tasks: pop with tryPop(Object[])");
+        }
         if (max <= 0) {
             return 0;
         }

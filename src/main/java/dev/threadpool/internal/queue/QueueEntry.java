@@ -12,11 +12,19 @@ package dev.threadpool.internal.queue;
  * {@link #pack}, {@link #gen} and {@link #idx} below are a fixed 32/32 layout for the queues' own tests and
  * benchmarks, which need distinct values and nothing else.
  *
- * <p>{@link #EMPTY} (all ones) is the "nothing" value of every queue and of the LIFO slot.
+ * <p>{@link #EMPTY} (all ones) is the "nothing" value of every queue and of the LIFO slot. {@link #CARRIED}
+ * marks an entry whose task has no descriptor: its references travel in the ring cell itself
+ * ({@code BoundedRing.tryPushCarried}); only a ring built to carry tasks holds one.
  */
 public final class QueueEntry {
     /** Returned by pops when there is nothing to take; never a valid entry. */
     public static final long EMPTY = -1L;
+    /**
+     * The entry of a task carried by its ring cell ({@code BoundedRing.tryPushCarried}): no descriptor, no
+     * handle; the pop hands its references over ({@code BoundedRing.tryPop(Object[])}). Negative, so never a
+     * pool handle, and not a sentinel of any queue.
+     */
+    public static final long CARRIED = Long.MIN_VALUE;
 
     private QueueEntry() {}
 

@@ -2,10 +2,13 @@ package dev.threadpool.internal.scheduler;
 
 import dev.threadpool.Lane;
 import dev.threadpool.PoolConfig;
+import dev.threadpool.TimestampMode;
+import dev.threadpool.WaitGroup;
 import dev.threadpool.internal.memory.PoolMemory;
 import dev.threadpool.internal.queue.BoundedRing;
 import dev.threadpool.internal.queue.QueueEntry;
 import dev.threadpool.internal.stats.QueueDepthGauge;
+import dev.threadpool.internal.stats.Timestamps;
 
 /**
  * GLOBAL_QUEUE topology: one MPMC {@link BoundedRing} that every submitter pushes to and every worker pops
@@ -22,9 +25,22 @@ import dev.threadpool.internal.stats.QueueDepthGauge;
  * sees more wakes one more sleeper.
  *
  * <p>No lanes: an entry of either lane goes to the ring and is counted in the DEFAULT lane's depth.
+ *
+ * <h2>Two rings: descriptors' entries and carried tasks</h2>
+ * Detached tasks submitted from outside the pool travel in a ring of their own, {@code carried}, which holds
+ * each task's references in its cell ({@link BoundedRing}, "Carried tasks"; no descriptor, so no descriptor
+ * line crosses cores per task: PERFORMANCE_TRACKING entry 37). Everything that holds a descriptor (waitable
+ * tasks, the workers' own submits) goes to {@code inject}, which therefore has a cell per descriptor and is
+ * never full of anything but entries being drained, as before. Both have {@code queueCapacity} cells. A worker
+ * takes from both, starting with the one it did not start with last time (its own alternation), so neither
+ * kind starves the other; FIFO holds within each ring. Every rule above (the handshake, hasWork, the chained
+ * wake, the depth) looks at both rings. Without carried tasks (TimestampMode.FULL keeps its stamps in the
+ * descriptors) {@code carried} is null and this is the one-ring topology it was.
  */
 final class GlobalQueueScheduler implements Scheduler {
     private final BoundedRing inject;
+    /** Detached tasks from outside the pool, carried by their cells; null with TimestampMode.FULL. */
+    private final BoundedRing carried;
     private final ParkingLot parking;
     private final WakeCoalescer wake;
     private final QueueDepthGauge gauge;
@@ -32,9 +48,29 @@ final class GlobalQueueScheduler implements Scheduler {
     GlobalQueueScheduler(PoolMemory memory, PoolConfig config, BoundedRing inject, ParkingLot parking,
             QueueDepthGauge gauge) {
         this.inject = inject;
+        boolean stamps = Timestamps.COMPILED && config.timestampMode() == TimestampMode.FULL;
+        this.carried = stamps ? null : new BoundedRing(memory, "carried-task ring", inject.capacity(), true);
         this.parking = parking;
         this.gauge = gauge;
         this.wake = new WakeCoalescer(memory, parking, config.wakeCoalesceBatch());
+    }
+
+    @Override
+    public boolean carriesTasks() {
+        return carried != null;
+    }
+
+    @Override
+    public boolean tryEnqueueCarried(Runnable task, WaitGroup group) {
+        if (carried == null) {
+            throw new UnsupportedOperationException("TimestampMode.FULL: every task takes a descriptor");
+        }
+        return carried.tryPushCarried(task, group); // seq_cst CAS on tail: step a of the handshake, as tryEnqueue
+    }
+
+    @Override
+    public boolean carriedRoom() {
+        return carried.hasRoom();
     }
 
     @Override
@@ -49,23 +85,35 @@ final class GlobalQueueScheduler implements Scheduler {
 
     @Override
     public void signalWork(int n, Lane lane) {
-        // Sampled (QueueDepthGauge.sample: the thread's own seed): the ring's occupancy reads its head, a line every
-        // pop writes, so looking on every submit cost a miss per task. Then volatile loads of head and tail, a CAS
-        // only for a new peak.
+        // Sampled (QueueDepthGauge.sample: the thread's own seed): the rings' occupancy reads their heads, lines
+        // every pop writes, so looking on every submit cost a miss per task. Then volatile loads of head and
+        // tail, a CAS only for a new peak.
         if (QueueDepthGauge.sample(n)) {
-            gauge.observe(Lane.DEFAULT, inject.size());
+            gauge.observe(Lane.DEFAULT, size());
         }
-        // The ring push (tryPush / pushMany) was a seq_cst CAS: no fence needed before the rule's idle-mask load.
-        // One rule application per call; for a batch the chained wakes in next() spread it to more workers.
+        // The ring push (tryPush / pushMany / tryPushCarried) was a seq_cst CAS: no fence needed before the
+        // rule's idle-mask load. One rule application per call; for a batch the chained wakes in next() spread
+        // it to more workers.
         wake.signalWork();
     }
 
     @Override
     public long next(WorkerThread self) {
-        long e = inject.tryPop(); // seq_cst CAS on head
-        if (e != QueueEntry.EMPTY && parking.idleMask() != 0 && !inject.isEmpty()) {
+        long e;
+        if (carried == null) {
+            e = inject.tryPop();
+        } else {
+            // alternate which ring comes first (owner-only field), so a flood of one kind never starves the other
+            boolean carriedFirst = self.carriedFirst = !self.carriedFirst;
+            // seq_cst CASes on head; a carried task's references go to self.taken (WorkerLoop.runCarried)
+            e = carriedFirst ? carried.tryPop(self.taken) : inject.tryPop();
+            if (e == QueueEntry.EMPTY) {
+                e = carriedFirst ? inject.tryPop() : carried.tryPop(self.taken);
+            }
+        }
+        if (e != QueueEntry.EMPTY && parking.idleMask() != 0 && !isEmpty()) {
             // Chained wake: we run one entry and more are queued while a worker sleeps. Volatile loads after our
-            // CAS; a worker that announces after the idle-mask load re-checks the ring itself (ParkingLot). The
+            // CAS; a worker that announces after the idle-mask load re-checks the rings itself (ParkingLot). The
             // mask was just loaded, so wake directly (wakeOne's CAS on a bit decides who, -1 if none is left).
             parking.wakeOne();
         }
@@ -76,7 +124,7 @@ final class GlobalQueueScheduler implements Scheduler {
     public boolean hasWork(int i) {
         // volatile loads of head and the head cell's seq: a published entry only, so an idle worker does not spin
         // on a cell whose producer was preempted between its claim and its publish (see pendingPush)
-        return inject.hasReadyEntry();
+        return inject.hasReadyEntry() || (carried != null && carried.hasReadyEntry());
     }
 
     /**
@@ -87,7 +135,15 @@ final class GlobalQueueScheduler implements Scheduler {
      */
     @Override
     public boolean pendingPush(int i) {
-        return !inject.isEmpty();
+        return !isEmpty();
+    }
+
+    private boolean isEmpty() {
+        return inject.isEmpty() && (carried == null || carried.isEmpty());
+    }
+
+    private long size() {
+        return inject.size() + (carried == null ? 0 : carried.size());
     }
 
     @Override
@@ -100,8 +156,9 @@ final class GlobalQueueScheduler implements Scheduler {
     }
 
     @Override
-    public long drainOne() {
-        return inject.tryPop();
+    public long drainOne(Object[] taken) {
+        long e = inject.tryPop();
+        return e != QueueEntry.EMPTY || carried == null ? e : carried.tryPop(taken);
     }
 
     @Override
@@ -110,6 +167,6 @@ final class GlobalQueueScheduler implements Scheduler {
 
     @Override
     public long depth(Lane lane) {
-        return lane == Lane.DEFAULT ? inject.size() : 0;
+        return lane == Lane.DEFAULT ? size() : 0;
     }
 }

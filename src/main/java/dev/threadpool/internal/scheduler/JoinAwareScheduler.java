@@ -2,6 +2,7 @@ package dev.threadpool.internal.scheduler;
 
 import dev.threadpool.Lane;
 import dev.threadpool.PoolConfig;
+import dev.threadpool.WaitGroup;
 import dev.threadpool.internal.memory.PoolMemory;
 import dev.threadpool.internal.stats.PoolCounters;
 
@@ -74,8 +75,23 @@ final class JoinAwareScheduler implements Scheduler {
     }
 
     @Override
-    public long drainOne() {
-        return topology.drainOne();
+    public long drainOne(Object[] taken) {
+        return topology.drainOne(taken);
+    }
+
+    @Override
+    public boolean carriesTasks() {
+        return topology.carriesTasks();
+    }
+
+    @Override
+    public boolean tryEnqueueCarried(Runnable task, WaitGroup group) {
+        return topology.tryEnqueueCarried(task, group);
+    }
+
+    @Override
+    public boolean carriedRoom() {
+        return topology.carriedRoom();
     }
 
     @Override

@@ -187,9 +187,9 @@ final class LaneScheduler implements Scheduler {
     }
 
     @Override
-    public long drainOne() {
+    public long drainOne(Object[] taken) {
         long e = blocking.tryPop();
-        return e != QueueEntry.EMPTY ? e : defaults.drainOne();
+        return e != QueueEntry.EMPTY ? e : defaults.drainOne(taken);
     }
 
     @Override

@@ -324,7 +324,12 @@ final class Lifecycle {
     /** Step 2's sweep: pops every entry and cancels what is still queued; workers may race us per entry. */
     private void sweepQueued() {
         long e;
-        while ((e = scheduler.drainOne()) != QueueEntry.EMPTY) {
+        final Object[] taken = new Object[2]; // a carried task's references (cold path: shutdown)
+        while ((e = scheduler.drainOne(taken)) != QueueEntry.EMPTY) {
+            if (e == QueueEntry.CARRIED) {
+                sweptCarried(taken);
+                continue;
+            }
             int idx = table.slotOf(e);
             long gen = table.genOf(e);
             // Read before the CAS, kept only if it wins: while (gen, QUEUED) holds, the references are the ones
@@ -356,6 +361,25 @@ final class Lifecycle {
             if (sink != null && task != null) {
                 sink.accept(task);
             }
+        }
+    }
+
+    /**
+     * A carried task the sweep took off the ring (no descriptor: BoundedRing, "Carried tasks"): the pop made it
+     * ours alone, so it is cancelled without a CAS, counted, its group released and the task handed to the sink.
+     */
+    private void sweptCarried(Object[] taken) {
+        Runnable task = (Runnable) taken[0];
+        WaitGroup group = (WaitGroup) taken[1];
+        taken[0] = null;
+        taken[1] = null;
+        counters.addCancelled(1);
+        if (group != null) {
+            group.done();
+        }
+        Consumer<Runnable> sink = sweptSink;
+        if (sink != null) {
+            sink.accept(task);
         }
     }
 

@@ -3,8 +3,10 @@ package dev.threadpool.internal.scheduler;
 import dev.threadpool.Lane;
 import dev.threadpool.PoolConfig;
 import dev.threadpool.SchedulerVariant;
+import dev.threadpool.WaitGroup;
 import dev.threadpool.internal.memory.PoolMemory;
 import dev.threadpool.internal.queue.BoundedRing;
+import dev.threadpool.internal.queue.QueueEntry;
 import dev.threadpool.internal.stats.PoolCounters;
 import dev.threadpool.internal.stats.QueueDepthGauge;
 import dev.threadpool.internal.stats.RecentErrors;
@@ -121,8 +123,34 @@ interface Scheduler {
      */
     void searching(int i, boolean on);
 
-    /** Removes one entry from any queue, from any thread (the CANCEL_PENDING sweep); EMPTY when all are empty. */
-    long drainOne();
+    /**
+     * Removes one entry from any queue, from any thread (the CANCEL_PENDING sweep); EMPTY when all are empty. For
+     * {@link QueueEntry#CARRIED} the task and its group go to {@code taken[0]} and {@code taken[1]}.
+     */
+    long drainOne(Object[] taken);
+
+    // ---- carried tasks --------------------------------------------------------------------------------
+    // GLOBAL_QUEUE's ring carries a detached task's references in its own cell (BoundedRing, "Carried tasks"):
+    // submits from outside the pool then take no descriptor. The other topologies move entries between rings
+    // (inject refills, steal-half), which carried references cannot follow, so they keep descriptors.
+
+    /** Whether {@link #tryEnqueueCarried} works: the topology's ring carries tasks. */
+    default boolean carriesTasks() {
+        return false;
+    }
+
+    /**
+     * Pushes an accepted detached task with no descriptor as {@link QueueEntry#CARRIED}; false when the ring is
+     * full. Only when {@link #carriesTasks()}; the caller then calls {@link #signalWork}.
+     */
+    default boolean tryEnqueueCarried(Runnable task, WaitGroup group) {
+        throw new UnsupportedOperationException("this topology does not carry tasks");
+    }
+
+    /** Whether a carried push would find room now (a hint, see {@code BoundedRing.hasRoom}). */
+    default boolean carriedRoom() {
+        throw new UnsupportedOperationException("this topology does not carry tasks");
+    }
 
     /** Frees what the topology allocated beyond the arena's lifetime rules; once nobody uses it. */
     void close();

@@ -117,6 +117,7 @@ final class Snapshot {
         final LatencySummary[] wake;
         long cancelled;
         long releasedOther;
+        long submittedWithDescriptor;
         long rejected;
         long stalls;
         long overflowRetired;
@@ -183,7 +184,8 @@ final class Snapshot {
         r.overflowRetired = counters.overflowRetired(); // before spawned: overflowLive is never negative
         r.overflowSpawned = counters.overflowSpawned();
         r.idleMask = parking.idleMask();
-        r.submitted = counters.submitted();
+        r.submittedWithDescriptor = counters.submittedWithDescriptor(); // after the releases: descLive >= 0
+        r.submitted = counters.submitted(); // both words, SUBMITTED read again: >= the value above
         long now = System.nanoTime();
         for (Lane lane : Lane.values()) {
             long depth = scheduler.depth(lane);
@@ -232,7 +234,8 @@ final class Snapshot {
         long finished = sumCompleted + sumFailed;
         long queued = r.submitted - sumStarted - r.cancelled;
         long active = sumStarted - finished;
-        long descLive = r.submitted - sumInline - sumReleased - r.releasedOther;
+        // carried tasks (CARRIED_SUBMITTED) hold no descriptor: only SUBMITTED's tasks took one or ran inline
+        long descLive = r.submittedWithDescriptor - sumInline - sumReleased - r.releasedOther;
         long overflowLive = r.overflowSpawned - r.overflowRetired;
 
         boolean allIdle = Long.bitCount(r.idleMask) == workerCount + overflowLive; // every live worker

@@ -12,6 +12,10 @@ import java.util.function.BooleanSupplier;
  * Submission: every way a task enters the pool, from acquiring its descriptor to the wake.
  *
  * <pre>
+ *   0. carried (GLOBAL_QUEUE, a detached submit from outside the pool): no descriptor at all
+ *        admission check, accept (counters.tryAcceptCarried), the task and group into a cell of the carried
+ *        ring (scheduler.tryEnqueueCarried: BoundedRing, "Carried tasks"); full: the accept taken back, then
+ *        per WaitMode wait for room (spin, then park) and try again, or refuse; signal
  *   1. admission check        Lifecycle.checkAccepting (a volatile load; refused once shutdown began)
  *   2. descriptor             Slots.acquireFast: worker cache | submitter cache | freelist
  *        none free:           per WaitMode: NO_WAIT false | UNTIL_DEADLINE wait (SpaceWaiters)
@@ -54,6 +58,7 @@ final class Submission {
     private final int capacity;
     // Conditions for SpaceWaiters, made once so waiting allocates nothing.
     private final BooleanSupplier descriptorFree;
+    private final BooleanSupplier carriedRoom;
     private final BooleanSupplier admissionClosed;
 
     Submission(Lifecycle lifecycle, PoolCounters counters, DescriptorTable table, Slots slots, Scheduler scheduler,
@@ -67,6 +72,7 @@ final class Submission {
         this.loop = loop;
         this.capacity = capacity;
         this.descriptorFree = table::hasFree;
+        this.carriedRoom = scheduler::carriedRoom;
         this.admissionClosed = counters::admissionClosed;
     }
 
@@ -91,6 +97,9 @@ final class Submission {
     boolean submit(WorkerThread self, int submitter, Runnable task, int flags, WaitGroup group, WaitMode mode,
             long deadline) {
         lifecycle.checkAccepting();
+        if (self == null && scheduler.carriesTasks()) {
+            return submitCarried(task, group, flags, mode, deadline);
+        }
         if (group != null) {
             group.add(1);
         }
@@ -136,6 +145,78 @@ final class Submission {
     }
 
     /**
+     * Step 0 (class comment): a detached task from outside the pool, carried by its ring cell with no
+     * descriptor. Accepted on CARRIED_SUBMITTED (so taskDescLive does not count it), then pushed. A ring that is
+     * full gets the accept back while the caller waits for room (not accepted, so a shutdown that begins
+     * meanwhile refuses it, as it refuses a submitter waiting for a descriptor), per {@code mode}; then it tries
+     * again. If shutdown counted the task between its accept and its failed push, the accept cannot be taken
+     * back: the task must reach the ring (the shutdown waits for it and drains or sweeps it), and it is pushed
+     * after all.
+     */
+    private boolean submitCarried(Runnable task, WaitGroup group, int flags, WaitMode mode, long deadline) {
+        if (group != null) {
+            group.add(1); // before the accept: the task may run (and call done) as soon as it is pushed
+        }
+        boolean handedOver = false;
+        try {
+            for (;;) {
+                if (!counters.tryAcceptCarried(1)) {
+                    throw rejectedByShutdown();
+                }
+                if (scheduler.tryEnqueueCarried(task, group)) {
+                    break;
+                }
+                if (!counters.tryUnacceptCarried(1)) { // CAS; refused once admission closed: we were counted
+                    pushCarried(task, group);
+                    break;
+                }
+                if (mode == WaitMode.NO_WAIT || !awaitCarriedRoom(mode == WaitMode.UNBOUNDED ? Long.MAX_VALUE
+                        : deadline)) {
+                    if (counters.admissionClosed()) {
+                        throw rejectedByShutdown();
+                    }
+                    counters.addRejected(1);
+                    return false;
+                }
+            }
+            handedOver = true;
+        } finally {
+            if (group != null && !handedOver) {
+                group.done();
+            }
+        }
+        scheduler.signalWork(1, laneOf(flags));
+        return true;
+    }
+
+    /**
+     * Waits, not accepted, until the carried ring seems to have room (true), or admission closed or the
+     * deadline ({@code System.nanoTime()} based, {@link Long#MAX_VALUE}: none) passed (false). Parked in
+     * {@link SpaceWaiters}, as a submitter waiting for a descriptor is: a worker that pops a carried task looks
+     * for waiters after its head CAS ({@code WorkerLoop.runCarried}), the pair of the waiter's re-check of
+     * {@code BoundedRing.hasRoom} after it registered. Spinning here instead took a CPU from the very workers
+     * that make the room (three threads on two CPUs).
+     */
+    private boolean awaitCarriedRoom(long deadline) {
+        return space.await(carriedRoom, admissionClosed, deadline) && !counters.admissionClosed();
+    }
+
+    /**
+     * Pushes an accepted carried task, waiting (spin, then bounded parks) while the ring is full: it was
+     * accepted, so it must reach the ring.
+     */
+    private void pushCarried(Runnable task, WaitGroup group) {
+        // The ring's seq_cst tail CAS is step a of the wake handshake, as for a descriptor's entry.
+        for (int spins = 0; !scheduler.tryEnqueueCarried(task, group); spins++) {
+            if (spins < RING_ROOM_SPINS) {
+                Thread.onSpinWait();
+            } else {
+                LockSupport.parkNanos(this, RING_ROOM_PARK_NANOS); // workers drain the ring with nothing held
+            }
+        }
+    }
+
+    /**
      * Batched detached submit: up to {@link #BATCH_CHUNK} descriptors are accepted with one CAS and pushed with
      * one ring claim. Waits while full (UNBOUNDED, one task at a time). Returns how many of
      * {@code batch[from..to)} were accepted; stops early (returning the count so far) if shutdown begins after
@@ -163,9 +244,47 @@ final class Submission {
     private int submitBatchChunks(WorkerThread self, int submitter, Runnable[] batch, int from, int to, int flags,
             long[] entries) {
         final Lane lane = laneOf(flags);
+        final boolean carried = self == null && scheduler.carriesTasks();
         int done = 0;
         int i = from;
         while (i < to) {
+            if (carried) { // step 0 per chunk: one accept CAS, then one carried push per task (no descriptors)
+                int n = Math.min(entries.length, to - i);
+                if (!counters.tryAcceptCarried(n)) {
+                    counters.addRejected(to - i);
+                    if (done > 0) {
+                        return done;
+                    }
+                    throw lifecycle.shutdownRejection();
+                }
+                int k = 0;
+                while (k < n && scheduler.tryEnqueueCarried(batch[i + k], null)) {
+                    k++;
+                }
+                if (k < n && !counters.tryUnacceptCarried(n - k)) {
+                    for (; k < n; k++) { // a shutdown counted them all: they must reach the ring
+                        pushCarried(batch[i + k], null);
+                    }
+                }
+                if (k > 0) {
+                    scheduler.signalWork(k, lane);
+                }
+                i += k;
+                done += k;
+                if (k < n) { // full: one task through the single path, which waits for room unaccepted
+                    try {
+                        submit(self, submitter, batch[i], flags, null, WaitMode.UNBOUNDED, Long.MAX_VALUE);
+                    } catch (PoolShutdownException e) {
+                        if (done > 0) {
+                            return done;
+                        }
+                        throw e;
+                    }
+                    i++;
+                    done++;
+                }
+                continue;
+            }
             int want = Math.min(entries.length, to - i);
             // the slot indices for now (one freelist CAS for the chunk unless the caller has a cache); each is
             // replaced by its queue entry once published

@@ -414,7 +414,7 @@ final class WorkStealingScheduler implements Scheduler {
     }
 
     @Override
-    public long drainOne() {
+    public long drainOne(Object[] taken) {
         long e = inject.tryPop();
         if (e != QueueEntry.EMPTY) {
             return e;

@@ -125,6 +125,10 @@ final class WorkerLoop {
 
     /** Runs one queue entry if it still names a queued task; never throws. */
     void runEntry(WorkerThread self, long entry) {
+        if (entry == QueueEntry.CARRIED) {
+            runCarried(self);
+            return;
+        }
         final int idx = table.slotOf(entry);
         final long gen = table.genOf(entry);
         final int w = self.index;
@@ -178,6 +182,46 @@ final class WorkerLoop {
             counters.increment(w, PoolCounters.RELEASED);
             counters.increment(w, outcomeCounter); // after the release: see "Rules"
         }
+        if (group != null) {
+            try {
+                group.done();
+            } catch (RuntimeException misuse) {
+                errors.record(misuse); // the user drove the group negative; contain it
+            }
+        }
+    }
+
+    /**
+     * Runs the task carried by the ring cell this worker just popped ({@code self.taken}, see BoundedRing,
+     * "Carried tasks"): no descriptor, so no start CAS (the pop gave it to us alone), nothing to release;
+     * the counters, the failure report and the group as for a detached task. Never throws. Carried tasks exist
+     * only where timestamps are off (TimestampMode.FULL keeps descriptors) and nobody watches them (GLOBAL_QUEUE).
+     */
+    private void runCarried(WorkerThread self) {
+        final Object[] taken = self.taken;
+        Runnable task = (Runnable) taken[0];
+        WaitGroup group = (WaitGroup) taken[1];
+        taken[0] = null; // before the run: a nested pop (helping) reuses the pair
+        taken[1] = null;
+        // volatile load of the waiter mask, after our pop's seq_cst head CAS made room: the signaller's half of
+        // the SpaceWaiters handshake with an outside submitter waiting for a carried cell (Submission)
+        if (space.hasWaiters()) {
+            space.signal();
+        }
+        final int w = self.index;
+        counters.increment(w, PoolCounters.STARTED);
+        Thread.interrupted(); // a task never inherits an interrupt aimed at an earlier one
+        Throwable failure = null;
+        try {
+            task.run();
+        } catch (Throwable t) {
+            failure = t;
+        }
+        Thread.interrupted(); // nor does the worker keep one a task left behind
+        if (failure != null) {
+            onFailure(task, failure);
+        }
+        counters.increment(w, failure != null ? PoolCounters.FAILED : PoolCounters.COMPLETED);
         if (group != null) {
             try {
                 group.done();

@@ -20,6 +20,14 @@ public final class WorkerThread extends Thread {
      * changed only by Joining.joinAccepted, which restores it in a finally.
      */
     int joinDepth;
+    /**
+     * The task and group of the carried entry ({@code QueueEntry.CARRIED}) this worker popped last, handed over
+     * by {@code BoundedRing.tryPop(Object[])}; cleared by {@code WorkerLoop.runCarried} before it runs the task.
+     * Owner-only.
+     */
+    final Object[] taken = new Object[2];
+    /** GLOBAL_QUEUE: which of its two rings this worker's next pop tries first (alternates; owner-only). */
+    boolean carriedFirst;
     /** The CPU to pin this worker to when it starts, or -1 (PoolConfig.workerCpus). Set before start. */
     int cpu = -1;
     /** Tasks until the next JFR TaskLatency sample (owner-only; TimestampMode.FULL only). */

@@ -10,8 +10,11 @@ import java.lang.foreign.MemorySegment;
  *
  * <h2>Who writes what</h2>
  * <ul>
- *   <li>{@code SUBMITTED} (with the admission bit, see {@code PoolCore}) is written by submitting threads with
- *       a CAS: it is the acceptance point of every task.</li>
+ *   <li>{@code SUBMITTED} and {@code CARRIED_SUBMITTED} (each with the admission bit, see {@code PoolCore}) are
+ *       written by submitting threads with a CAS: the acceptance point of every task. A task that takes a
+ *       descriptor (or runs inline) is accepted on SUBMITTED, one carried by its ring cell with no descriptor
+ *       (GLOBAL_QUEUE's submits from outside) on CARRIED_SUBMITTED, so {@code taskDescLive} counts only the
+ *       first kind. Both are closed by shutdown, one after the other.</li>
  *   <li>The cold counters ({@code CANCELLED}, {@code REJECTED}, {@code RELEASED_OTHER}) are written with
  *       atomic adds by whoever cancels, rejects or releases a waitable slot: rare events.</li>
  *   <li>Each worker owns one block and is its only writer: plain read of its own value and a release
@@ -27,8 +30,10 @@ public final class PoolCounters {
      * Off-heap layout: the admission word, the cold shared counters, then one block per worker, each on its own
      * PAD line (no two writers share a line).
      * <pre>
-     *   SUBMITTED         long @0          accepted tasks (low 63 bits) | CLOSED_BIT (admission closed)
-     *   pad to PAD
+     *   SUBMITTED         long @0          accepted tasks with a descriptor or run inline (low 63 bits)
+     *                                      | CLOSED_BIT (admission closed)
+     *   CARRIED_SUBMITTED long @8          accepted tasks carried by a ring cell, no descriptor | CLOSED_BIT
+     *   pad to PAD                         (both written by the same submitting threads: one line)
      *   cold block @PAD (rare atomic adds by any thread):
      *     CANCELLED         long @PAD + 0
      *     REJECTED          long @PAD + 8
@@ -53,6 +58,7 @@ public final class PoolCounters {
      */
     public static final class Layout {
         public static final long SUBMITTED_OFFSET = 0;
+        public static final long CARRIED_SUBMITTED_OFFSET = 8;
 
         public static final long COLD_BLOCK_OFFSET = CacheLine.PAD;
         public static final long CANCELLED_OFFSET = COLD_BLOCK_OFFSET;
@@ -119,32 +125,70 @@ public final class PoolCounters {
      * count is never inflated by a rejected submitter, even for an instant.
      */
     public boolean tryAccept(long n) {
+        return tryAcceptOn(Layout.SUBMITTED_OFFSET, n);
+    }
+
+    /** {@link #tryAccept} for {@code n} tasks carried by ring cells, with no descriptor (CARRIED_SUBMITTED). */
+    public boolean tryAcceptCarried(long n) {
+        return tryAcceptOn(Layout.CARRIED_SUBMITTED_OFFSET, n);
+    }
+
+    /**
+     * Takes back the acceptance of {@code n} carried tasks that found no room (a refused {@code trySubmit}): true
+     * when done; false once admission closed, because shutdown has then counted them and waits for them.
+     */
+    public boolean tryUnacceptCarried(long n) {
         final MemorySegment s = seg;
         for (;;) {
-            long v = Mem.getLongVolatile(s, Layout.SUBMITTED_OFFSET);
+            long v = Mem.getLongVolatile(s, Layout.CARRIED_SUBMITTED_OFFSET);
             if ((v & CLOSED_BIT) != 0) {
                 return false;
             }
-            // CAS (volatile): the acceptance point, totally ordered with shutdown's getAndOr of CLOSED_BIT:
-            // every task is either counted in the value shutdown saw, or sees the bit and is rejected.
-            if (Mem.casLong(s, Layout.SUBMITTED_OFFSET, v, v + n)) {
+            // CAS (volatile): ordered with closeAdmission's getAndOr on the same word, as the accept was
+            if (Mem.casLong(s, Layout.CARRIED_SUBMITTED_OFFSET, v, v - n)) {
                 return true;
             }
         }
     }
 
-    /** Sets the admission bit; returns the number of tasks accepted before it (stable from now on). */
+    private boolean tryAcceptOn(long offset, long n) {
+        final MemorySegment s = seg;
+        for (;;) {
+            long v = Mem.getLongVolatile(s, offset);
+            if ((v & CLOSED_BIT) != 0) {
+                return false;
+            }
+            // CAS (volatile): the acceptance point, totally ordered with shutdown's getAndOr of CLOSED_BIT on
+            // the same word: every task is either counted in the value shutdown saw, or sees the bit and is
+            // rejected.
+            if (Mem.casLong(s, offset, v, v + n)) {
+                return true;
+            }
+        }
+    }
+
+    /**
+     * Sets the admission bit of both words; returns the number of tasks accepted before it (stable from now
+     * on): on each word, a task is accepted before that word's bit (and counted here) or refused.
+     */
     public long closeAdmission() {
-        // getAndOr (volatile): pairs with tryAccept's CAS; see there.
-        return Mem.getAndOrLong(seg, Layout.SUBMITTED_OFFSET, CLOSED_BIT) & ~CLOSED_BIT;
+        // getAndOr (volatile): pairs with tryAccept's CAS, word by word; see there. A carried submit may still be
+        // accepted between the two: the second getAndOr counts it.
+        long described = Mem.getAndOrLong(seg, Layout.SUBMITTED_OFFSET, CLOSED_BIT) & ~CLOSED_BIT;
+        return described + (Mem.getAndOrLong(seg, Layout.CARRIED_SUBMITTED_OFFSET, CLOSED_BIT) & ~CLOSED_BIT);
     }
 
     public boolean admissionClosed() {
         return (Mem.getLongVolatile(seg, Layout.SUBMITTED_OFFSET) & CLOSED_BIT) != 0;
     }
 
-    /** Tasks accepted so far. A task whose accept is being undone may be counted for an instant. */
+    /** Tasks accepted so far, both kinds. A task whose accept is being undone may be counted for an instant. */
     public long submitted() {
+        return submittedWithDescriptor() + (Mem.getLongAcquire(seg, Layout.CARRIED_SUBMITTED_OFFSET) & ~CLOSED_BIT);
+    }
+
+    /** Tasks accepted with a descriptor or run inline (SUBMITTED alone): what {@code taskDescLive} counts from. */
+    public long submittedWithDescriptor() {
         return Mem.getLongAcquire(seg, Layout.SUBMITTED_OFFSET) & ~CLOSED_BIT;
     }
 

@@ -3,6 +3,8 @@ package dev.threadpool.internal.scheduler;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -90,7 +92,7 @@ class SchedulerContractTest {
                             t.variant == SchedulerVariant.LANE_EXTENSION ? BLOCKING_WORKERS : 0)
                     .maxOverflowWorkers(0).wakeCoalesceBatch(4096).build();
             PoolMemory mem = PoolMemory.createGcManaged();
-            BoundedRing inject = new BoundedRing(mem, "inject", capacity);
+            BoundedRing inject = new BoundedRing(mem, "inject", capacity); // as PoolCore
             this.parking = new ParkingLot(mem, config.workerSlots());
             this.submitters = new SubmitterRegistry(mem);
             this.s = Scheduler.create(mem, config, inject, parking, new PoolCounters(mem, config.workerSlots()),
@@ -124,7 +126,7 @@ class SchedulerContractTest {
         /** Everything still queued, through the sweep's door (any thread). */
         List<Long> drainAll() {
             List<Long> out = new ArrayList<>();
-            for (long e; (e = s.drainOne()) != QueueEntry.EMPTY; ) {
+            for (long e; (e = s.drainOne(new Object[2])) != QueueEntry.EMPTY; ) {
                 out.add(e);
             }
             return out;
@@ -149,10 +151,63 @@ class SchedulerContractTest {
             assertEquals(QueueEntry.EMPTY, r.s.next(r.w[i]), "next of worker " + i);
             assertEquals(0, r.s.localQueueLength(i));
         }
-        assertEquals(QueueEntry.EMPTY, r.s.drainOne());
+        assertEquals(QueueEntry.EMPTY, r.s.drainOne(new Object[2]));
         for (Lane lane : Lane.values()) {
             assertEquals(0, r.s.depth(lane), "depth(" + lane + ")");
         }
+    }
+
+    // =====================================================================================================
+    // Carried tasks (GLOBAL_QUEUE only)
+    // =====================================================================================================
+
+    @ParameterizedTest(name = "{0} capacity {1}")
+    @MethodSource("topologies")
+    void carriedTasksComeBackOnceInOrderWithTheirReferences(Topology t, int capacity) {
+        Rig r = new Rig(t, capacity);
+        if (t.variant != SchedulerVariant.GLOBAL_QUEUE) {
+            assertFalse(r.s.carriesTasks(), t + " moves entries between rings: no carried tasks");
+            assertThrows(UnsupportedOperationException.class, () -> r.s.tryEnqueueCarried(() -> { }, null));
+            return;
+        }
+        assertTrue(r.s.carriesTasks());
+        Runnable[] tasks = new Runnable[capacity];
+        dev.threadpool.WaitGroup group = new dev.threadpool.WaitGroup();
+        List<Long> entries = new ArrayList<>();
+        for (int k = 0; k < capacity; k++) {
+            tasks[k] = () -> { };
+            assertTrue(r.s.tryEnqueueCarried(tasks[k], k % 2 == 0 ? group : null));
+            long e = r.entry();
+            assertTrue(r.s.tryEnqueue(null, e, Lane.DEFAULT), "the descriptors' ring has a cell per descriptor");
+            entries.add(e);
+        }
+        assertFalse(r.s.tryEnqueueCarried(() -> { }, null), "the carried ring is full: refused");
+        assertEquals(2L * capacity, r.s.depth(Lane.DEFAULT), "both rings count in the depth");
+        Object[] taken = new Object[2];
+        List<Long> out = new ArrayList<>();
+        int carriedSeen = 0;
+        for (int k = 0; k < 2 * capacity; k++) {
+            WorkerThread w = r.w[k % r.w.length];
+            // half through a worker's next (into its own pair, alternating rings), half through the sweep's door
+            boolean viaWorker = k % 2 == 0;
+            long e = viaWorker ? r.s.next(w) : r.s.drainOne(taken);
+            Object[] got = viaWorker ? w.taken : taken;
+            assertNotEquals(QueueEntry.EMPTY, e, "pop " + k + " of " + 2 * capacity);
+            if (e != QueueEntry.CARRIED) {
+                out.add(e);
+                continue;
+            }
+            int c = carriedSeen++;
+            assertSame(tasks[c], got[0], "carried task " + c + " handed over, in its ring's order");
+            assertSame(c % 2 == 0 ? group : null, got[1], "group of carried task " + c);
+            got[0] = null;
+            got[1] = null;
+        }
+        assertEquals(capacity, carriedSeen, "every carried task once");
+        assertSameEntries(entries, out);
+        assertEquals(QueueEntry.EMPTY, r.s.drainOne(taken));
+        assertEquals(0, r.s.depth(Lane.DEFAULT));
+        assertTrue(r.s.tryEnqueueCarried(tasks[0], null), "room again after the pops");
     }
 
     // =====================================================================================================

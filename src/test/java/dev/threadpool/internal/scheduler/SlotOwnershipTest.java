@@ -10,6 +10,7 @@ import dev.threadpool.SchedulerVariant;
 import dev.threadpool.ShutdownMode;
 import dev.threadpool.TaskCancelledException;
 import dev.threadpool.TestSupport;
+import dev.threadpool.TimestampMode;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -31,9 +32,10 @@ import org.junit.jupiter.api.Timeout;
 class SlotOwnershipTest {
     private static final long WAIT_NANOS = TestSupport.WAIT.toNanos();
 
+    /** TimestampMode.FULL: every task takes a descriptor (no carried tasks), which is what these tests are about. */
     private static PoolCore onePoolOfTwoSlots() {
         return new PoolCore(PoolConfig.builder().schedulerVariant(SchedulerVariant.GLOBAL_QUEUE).maxThreads(1)
-                .queueCapacity(2).recentErrorCapacity(4).daemon(true).build());
+                .queueCapacity(2).recentErrorCapacity(4).timestampMode(TimestampMode.FULL).daemon(true).build());
     }
 
     /** Occupies the only worker (and one slot) until {@code release} opens. */

@@ -263,7 +263,9 @@ class WakeProtocolWhiteBoxTest {
             long parksBefore = core.statsSnapshot().parks();
             claimed = new ClaimedCell(core);
             CountDownLatch ran = new CountDownLatch(1);
-            assertTrue(core.submit(ran::countDown, 0, null, WaitMode.NO_WAIT, 0L), "accepted");
+            // waitable: it takes a descriptor, so its entry goes to the inject ring, behind the claimed cell (a
+            // detached outside submit on GLOBAL_QUEUE would go to the carried ring instead)
+            core.submitWaitable(ran::countDown, 0);
             if (parks) {
                 // The submit's wake rouses a worker; it finds only the claimed cell at the ring's head.
                 within(PARK_BOUND, "the roused worker parks again",

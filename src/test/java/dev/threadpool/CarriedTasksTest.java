@@ -1,0 +1,165 @@
+package dev.threadpool;
+
+import static dev.threadpool.TestSupport.WAIT;
+import static dev.threadpool.TestSupport.eventually;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * GLOBAL_QUEUE's carried tasks (DESIGN.md, "Carried tasks"): a detached task submitted from outside the pool
+ * takes no descriptor; it is bounded by the carried ring's {@code queueCapacity} cells while queued and holds
+ * nothing while it runs. Everything else about it is any task's: counted, run once, failures reported,
+ * cancelled by CANCEL_PENDING and handed to {@code shutdownNow}.
+ */
+class CarriedTasksTest {
+
+    private static PoolConfig.Builder oneWorker(int capacity) {
+        return PoolConfig.builder().schedulerVariant(SchedulerVariant.GLOBAL_QUEUE).maxThreads(1)
+                .queueCapacity(capacity).daemon(true);
+    }
+
+    private static void awaitQuietly(CountDownLatch l) {
+        try {
+            l.await(WAIT.toSeconds(), TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Test
+    @Timeout(60)
+    void carriedTasksHoldNoDescriptorAndTheRingBoundsThemWhileQueued() throws Exception {
+        CountDownLatch release = new CountDownLatch(1);
+        try (ThreadPool pool = ThreadPool.create(oneWorker(4).build())) {
+            assertTrue(TestSupport.carriesOutsideTasks(pool.config()));
+            CountDownLatch running = new CountDownLatch(1);
+            pool.submit(() -> { running.countDown(); awaitQuietly(release); });
+            assertTrue(running.await(WAIT.toSeconds(), TimeUnit.SECONDS));
+            AtomicInteger ran = new AtomicInteger();
+            for (int i = 0; i < 4; i++) {
+                assertTrue(pool.trySubmit(ran::incrementAndGet), "cell " + i + " of 4 is free");
+            }
+            PoolStats full = pool.statsSnapshot();
+            assertFalse(pool.trySubmit(ran::incrementAndGet), "4 queued: the carried ring is full");
+            assertFalse(pool.trySubmit(ran::incrementAndGet, java.time.Duration.ofMillis(20)), "timed: gives up");
+            PoolStats after = pool.statsSnapshot();
+            assertEquals(0, full.taskDescLive(), "carried tasks hold no descriptor: " + full);
+            assertEquals(5, full.submitted(), "the blocker and the four queued: " + full);
+            assertEquals(4, full.queuedTasks(), full.toString());
+            assertEquals(5, after.submitted(), "a refused submit's accept was taken back: " + after);
+            assertEquals(2, after.rejected(), after.toString());
+            // the descriptors are untouched: a waitable task still gets one (and its own ring cell)
+            long h = pool.submitWaitable(ran::incrementAndGet);
+            assertEquals(1, pool.statsSnapshot().taskDescLive());
+            release.countDown();
+            pool.await(h, WAIT);
+            eventually("every queued task ran", () -> ran.get() == 5);
+        } finally {
+            release.countDown();
+        }
+    }
+
+    @Test
+    @Timeout(60)
+    void aWaitableTaskIsNotStarvedByAFullCarriedRing() throws Exception {
+        CountDownLatch release = new CountDownLatch(1);
+        try (ThreadPool pool = ThreadPool.create(oneWorker(64).build())) {
+            CountDownLatch running = new CountDownLatch(1);
+            pool.submit(() -> { running.countDown(); awaitQuietly(release); });
+            assertTrue(running.await(WAIT.toSeconds(), TimeUnit.SECONDS));
+            AtomicInteger order = new AtomicInteger();
+            for (int i = 0; i < 64; i++) {
+                pool.submit(order::incrementAndGet);
+            }
+            int[] waitableRanAt = {-1};
+            long h = pool.submitWaitable(() -> waitableRanAt[0] = order.getAndIncrement());
+            release.countDown();
+            pool.await(h, WAIT);
+            // the worker alternates which ring it tries first: the waitable runs first or second, not last
+            assertTrue(waitableRanAt[0] <= 1, "the waitable ran after " + waitableRanAt[0] + " carried tasks");
+        } finally {
+            release.countDown();
+        }
+    }
+
+    @Test
+    @Timeout(60)
+    void aCarriedTaskThatThrowsIsReportedAndCountedAndTheWorkerLivesOn() throws Exception {
+        AtomicReference<Throwable> handled = new AtomicReference<>();
+        try (ThreadPool pool = ThreadPool.create(oneWorker(16)
+                .errorHandler((task, t) -> handled.set(t)).build())) {
+            RuntimeException boom = new RuntimeException("boom");
+            WaitGroup wg = new WaitGroup();
+            pool.submit(() -> { throw boom; }, wg);
+            pool.submit(() -> { }, wg);
+            assertTrue(wg.await(WAIT));
+            eventually("the failure was counted", () -> pool.statsSnapshot().failed() == 1);
+            assertSame(boom, handled.get());
+            assertSame(boom, pool.recentErrors().get(0));
+            PoolStats s = TestSupport.awaitQuiescent(pool);
+            assertEquals(1, s.completed(), s.toString());
+            assertEquals(0, s.taskDescLive(), s.toString());
+        }
+    }
+
+    @Test
+    @Timeout(60)
+    void shutdownNowCancelsQueuedCarriedTasksAndHandsThemBack() throws Exception {
+        CountDownLatch release = new CountDownLatch(1);
+        ThreadPool pool = ThreadPool.create(oneWorker(16).build());
+        try {
+            ExecutorService es = pool.asExecutorService();
+            CountDownLatch running = new CountDownLatch(1);
+            es.execute(() -> { running.countDown(); awaitQuietly(release); });
+            assertTrue(running.await(WAIT.toSeconds(), TimeUnit.SECONDS));
+            WaitGroup wg = new WaitGroup();
+            Runnable[] queued = new Runnable[10];
+            AtomicInteger ran = new AtomicInteger();
+            for (int i = 0; i < queued.length; i++) {
+                queued[i] = ran::incrementAndGet;
+                pool.submit(queued[i], wg);
+            }
+            List<Runnable> never = es.shutdownNow();
+            assertEquals(queued.length, never.size(), "every queued carried task handed back");
+            for (Runnable r : queued) {
+                assertTrue(never.contains(r));
+            }
+            assertTrue(wg.await(WAIT), "their group was released");
+            release.countDown();
+            assertTrue(es.awaitTermination(WAIT.toSeconds(), TimeUnit.SECONDS));
+            assertEquals(0, ran.get(), "none of them ran");
+            PoolStats s = pool.statsSnapshot();
+            assertEquals(queued.length, s.cancelled(), s.toString());
+            assertEquals(queued.length + 1, s.submitted(), s.toString());
+        } finally {
+            release.countDown();
+            pool.close();
+        }
+        TestSupport.assertClosedClean(pool);
+    }
+
+    @Test
+    @Timeout(60)
+    void timestampModeFullKeepsEveryTaskOnADescriptor() throws Exception {
+        try (ThreadPool pool = ThreadPool.create(oneWorker(16).timestampMode(TimestampMode.FULL).build())) {
+            assertFalse(TestSupport.carriesOutsideTasks(pool.config()));
+            CountDownLatch release = new CountDownLatch(1);
+            CountDownLatch running = new CountDownLatch(1);
+            pool.submit(() -> { running.countDown(); awaitQuietly(release); });
+            assertTrue(running.await(WAIT.toSeconds(), TimeUnit.SECONDS));
+            assertEquals(1, pool.statsSnapshot().taskDescLive(), "the running task holds its descriptor");
+            release.countDown();
+        }
+    }
+}
