@@ -170,28 +170,12 @@ public final class BoundedRing {
         if (value == QueueEntry.CARRIED) {
             throw new IllegalArgumentException("value must not be CARRIED: push a carried task with tryPushCarried");
         }
-        final MemorySegment s = seg;
-        long pos = Mem.getLongOpaque(s, Layout.TAIL_OFFSET); // a hint; the CAS below validates it
-        for (;;) {
-            long c = cell(pos);
-            // acquire: pairs with the consumer's release of seq = pos (freeing the cell one lap ago), so its
-            // read of the old value happens-before our overwrite.
-            long seq = Mem.getLongAcquire(s, c + Layout.CELL_SEQ_OFFSET);
-            long dif = seq - pos;
-            if (dif == 0) {
-                if (Mem.casLong(s, Layout.TAIL_OFFSET, pos, pos + 1)) { // claim: linearization point
-                    Mem.setLongPlain(s, c + Layout.CELL_VALUE_OFFSET, value);
-                    // release: publishes the value; pairs with the consumer's acquire of seq == pos + 1.
-                    Mem.setLongRelease(s, c + Layout.CELL_SEQ_OFFSET, pos + 1);
-                    return true;
-                }
-                pos = Mem.getLongOpaque(s, Layout.TAIL_OFFSET);
-            } else if (dif < 0) {
-                return false; // the cell still holds the entry of pos - capacity: full
-            } else {
-                pos = Mem.getLongOpaque(s, Layout.TAIL_OFFSET); // another producer claimed pos
-            }
+        long pos = claimPush();
+        if (pos < 0) {
+            return false;
         }
+        publish(pos, value);
+        return true;
     }
 
     /**
@@ -205,32 +189,48 @@ public final class BoundedRing {
         if (refs == null) {
             throw new IllegalStateException("this ring does not carry tasks");
         }
+        long pos = claimPush();
+        if (pos < 0) {
+            return false;
+        }
+        int k = (int) (pos & mask) << 1;
+        // plain, like the value: published by the release in publish(); the claim's acquire of seq == pos
+        // ordered the previous lap consumer's reads and clears of these two slots before these writes
+        refs[k] = task;
+        refs[k + 1] = group;
+        publish(pos, QueueEntry.CARRIED);
+        return true;
+    }
+
+    /** Claims the next position for one push (its cell free): the position, or -1 when the ring is full. */
+    private long claimPush() {
         final MemorySegment s = seg;
         long pos = Mem.getLongOpaque(s, Layout.TAIL_OFFSET); // a hint; the CAS below validates it
         for (;;) {
-            long c = cell(pos);
             // acquire: pairs with the consumer's release of seq = pos (freeing the cell one lap ago), so its
-            // reads and clears of the cell's references happen-before our writes below.
-            long seq = Mem.getLongAcquire(s, c + Layout.CELL_SEQ_OFFSET);
-            long dif = seq - pos;
+            // read of the old value (and of a carried cell's references) happens-before our overwrite.
+            long dif = Mem.getLongAcquire(s, cell(pos) + Layout.CELL_SEQ_OFFSET) - pos;
             if (dif == 0) {
                 if (Mem.casLong(s, Layout.TAIL_OFFSET, pos, pos + 1)) { // claim: linearization point
-                    int k = (int) (pos & mask) << 1;
-                    refs[k] = task; // plain, like the value: published by the release below
-                    refs[k + 1] = group;
-                    Mem.setLongPlain(s, c + Layout.CELL_VALUE_OFFSET, QueueEntry.CARRIED);
-                    // release: publishes the value and the references; pairs with the consumer's acquire of
-                    // seq == pos + 1.
-                    Mem.setLongRelease(s, c + Layout.CELL_SEQ_OFFSET, pos + 1);
-                    return true;
+                    return pos;
                 }
                 pos = Mem.getLongOpaque(s, Layout.TAIL_OFFSET);
             } else if (dif < 0) {
-                return false; // the cell still holds the entry of pos - capacity: full
+                return -1; // the cell still holds the entry of pos - capacity: full
             } else {
                 pos = Mem.getLongOpaque(s, Layout.TAIL_OFFSET); // another producer claimed pos
             }
         }
+    }
+
+    /** Writes claimed position {@code pos}'s value and publishes it (and anything written before). */
+    private void publish(long pos, long value) {
+        final MemorySegment s = seg;
+        long c = cell(pos);
+        Mem.setLongPlain(s, c + Layout.CELL_VALUE_OFFSET, value);
+        // release: publishes the value (and a carried cell's references); pairs with the consumer's acquire of
+        // seq == pos + 1.
+        Mem.setLongRelease(s, c + Layout.CELL_SEQ_OFFSET, pos + 1);
     }
 
     /**

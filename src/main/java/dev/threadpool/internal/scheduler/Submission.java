@@ -272,13 +272,11 @@ final class Submission {
                 i += k;
                 done += k;
                 if (k < n) { // full: one task through the single path, which waits for room unaccepted
-                    try {
-                        submit(self, submitter, batch[i], flags, null, WaitMode.UNBOUNDED, Long.MAX_VALUE);
-                    } catch (PoolShutdownException e) {
+                    if (!submitOneWaiting(self, submitter, batch[i], flags)) {
                         if (done > 0) {
                             return done;
                         }
-                        throw e;
+                        throw lifecycle.shutdownRejection();
                     }
                     i++;
                     done++;
@@ -291,13 +289,11 @@ final class Submission {
             int got = slots.acquireMany(self, submitter, entries, want);
             if (got == 0) {
                 // Full: hand one task to the single path, which waits (or runs inline on a worker).
-                try {
-                    submit(self, submitter, batch[i], flags, null, WaitMode.UNBOUNDED, Long.MAX_VALUE);
-                } catch (PoolShutdownException e) {
+                if (!submitOneWaiting(self, submitter, batch[i], flags)) {
                     if (done > 0) {
                         return done;
                     }
-                    throw e;
+                    throw lifecycle.shutdownRejection();
                 }
                 i++;
                 done++;
@@ -333,6 +329,19 @@ final class Submission {
             done += got;
         }
         return done;
+    }
+
+    /**
+     * One task of a batch through the single path, waiting while full; false if shutdown refused it (counted
+     * as rejected there; the batch then stops, returning what it had, or throws if that was nothing).
+     */
+    private boolean submitOneWaiting(WorkerThread self, int submitter, Runnable task, int flags) {
+        try {
+            submit(self, submitter, task, flags, null, WaitMode.UNBOUNDED, Long.MAX_VALUE); // never false: waits
+            return true;
+        } catch (PoolShutdownException e) {
+            return false;
+        }
     }
 
     // ---- waitable -----------------------------------------------------------------------------------------
