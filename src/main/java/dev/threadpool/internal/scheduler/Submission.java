@@ -56,6 +56,8 @@ final class Submission {
     private final SpaceWaiters space;
     private final WorkerLoop loop;
     private final int capacity;
+    /** {@link Scheduler#carriesTasks()}, fixed at construction: read once here, not twice per submit. */
+    private final boolean carries;
     // Conditions for SpaceWaiters, made once so waiting allocates nothing.
     private final BooleanSupplier descriptorFree;
     private final BooleanSupplier carriedRoom;
@@ -71,6 +73,7 @@ final class Submission {
         this.space = space;
         this.loop = loop;
         this.capacity = capacity;
+        this.carries = scheduler.carriesTasks();
         this.descriptorFree = table::hasFree;
         this.carriedRoom = scheduler::carriedRoom;
         this.admissionClosed = counters::admissionClosed;
@@ -97,7 +100,7 @@ final class Submission {
     boolean submit(WorkerThread self, int submitter, Runnable task, int flags, WaitGroup group, WaitMode mode,
             long deadline) {
         lifecycle.checkAccepting();
-        if (self == null && scheduler.carriesTasks()) {
+        if (self == null && carries) {
             return submitCarried(task, group, flags, mode, deadline);
         }
         if (group != null) {
@@ -244,7 +247,7 @@ final class Submission {
     private int submitBatchChunks(WorkerThread self, int submitter, Runnable[] batch, int from, int to, int flags,
             long[] entries) {
         final Lane lane = laneOf(flags);
-        final boolean carried = self == null && scheduler.carriesTasks();
+        final boolean carried = self == null && carries;
         int done = 0;
         int i = from;
         while (i < to) {
