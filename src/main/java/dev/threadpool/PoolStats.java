@@ -23,8 +23,8 @@ import java.util.Objects;
  * @param queuedTasks     accepted, neither started nor cancelled: {@code submitted - started - cancelled}
  * @param activeTasks     running now: {@code started - completed - failed}
  * @param taskDescLive    descriptors in use (queued, running, or finished waitable tasks not yet awaited); a
- *                        GLOBAL_QUEUE task submitted from outside the pool is carried by its ring cell and
- *                        holds none
+ *                        detached default-lane task submitted from outside the pool is carried by its ring
+ *                        cell and holds none (DESIGN.md, "Carried tasks")
  * @param totalAllocBytes every byte the pool ever allocated off-heap, alignment slack included
  * @param totalFreeBytes  every byte it gave back
  * @param liveBytes       {@code totalAllocBytes - totalFreeBytes}

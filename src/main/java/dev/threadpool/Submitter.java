@@ -10,8 +10,9 @@ import java.util.Objects;
  * nothing it submitted is lost, and the slot can then be registered again.
  *
  * <p>A submitter takes descriptors from its own small cache (refilled from the pool's freelist in batches,
- * one CAS each; handed back on close), where {@code queueCapacity} can spare it. In {@code GLOBAL_QUEUE} it
- * feeds the shared ring, exactly like {@link ThreadPool#submit}. In {@code WORK_STEALING} its tasks go to its
+ * one CAS each; handed back on close), where {@code queueCapacity} can spare it. In {@code GLOBAL_QUEUE} and
+ * {@code LANE_EXTENSION} it takes the outside path, exactly like {@link ThreadPool#submit} (its detached
+ * default-lane tasks are carried by a ring cell, with no descriptor). In {@code WORK_STEALING} its tasks go to its
  * own single-producer queue ({@code localQueueCapacity} entries) that workers steal from, or to the shared
  * inject ring when that queue is full; on close what is still queued moves to the inject ring.
  * Used from one of the pool's own workers, a submitter behaves like a plain submit from that worker.

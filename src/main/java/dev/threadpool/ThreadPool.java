@@ -36,9 +36,10 @@ import java.util.concurrent.RejectedExecutionException;
  *       {@link TaskFailedException}.</li>
  *   <li>The pool is bounded by {@code queueCapacity} descriptors. {@code submit} waits while full; a task that
  *       submits into a full pool runs the new task inline on its own worker instead (caller-runs), so
- *       recursion can never deadlock the pool. On GLOBAL_QUEUE a detached task submitted from outside the pool
- *       takes no descriptor: it is bounded by {@code queueCapacity} ring cells while queued, and holds nothing
- *       while it runs (docs/DESIGN.md, "Carried tasks").</li>
+ *       recursion can never deadlock the pool. A detached default-lane task submitted from outside the pool
+ *       (not through a WORK_STEALING {@link Submitter}, whose own queue holds descriptors) takes no descriptor
+ *       unless timestamps are FULL: it is bounded by {@code queueCapacity} ring cells while queued, and holds
+ *       nothing while it runs (docs/DESIGN.md, "Carried tasks").</li>
  *   <li>{@code shutdown} and {@code close} may not be called from one of the pool's own workers
  *       ({@link IllegalStateException} at once). After {@code close} every call fails with a clear exception
  *       except {@link #statsSnapshot()}, which returns the final figures ({@code liveBytes == 0}).</li>

@@ -13,20 +13,22 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import dev.threadpool.TestSupport.PoolVariant;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * GLOBAL_QUEUE's carried tasks (DESIGN.md, "Carried tasks"): a detached task submitted from outside the pool
- * takes no descriptor; it is bounded by the carried ring's {@code queueCapacity} cells while queued and holds
+ * Carried tasks (DESIGN.md, "Carried tasks"), on every variant with a one-worker form (LANE_EXTENSION's own
+ * cases are at the end): a detached task submitted from outside the pool takes no descriptor; it is bounded by the carried ring's {@code queueCapacity} cells while queued and holds
  * nothing while it runs. Everything else about it is any task's: counted, run once, failures reported,
  * cancelled by CANCEL_PENDING and handed to {@code shutdownNow}.
  */
 class CarriedTasksTest {
 
-    private static PoolConfig.Builder oneWorker(int capacity) {
-        return PoolConfig.builder().schedulerVariant(SchedulerVariant.GLOBAL_QUEUE).maxThreads(1)
-                .queueCapacity(capacity).daemon(true);
+    private static PoolConfig.Builder oneWorker(PoolVariant v, int capacity) {
+        return v.builder().maxThreads(1).queueCapacity(capacity).daemon(true);
     }
 
     private static void awaitQuietly(CountDownLatch l) {
@@ -37,11 +39,12 @@ class CarriedTasksTest {
         }
     }
 
-    @Test
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("dev.threadpool.TestSupport#oneWorkerVariants")
     @Timeout(60)
-    void carriedTasksHoldNoDescriptorAndTheRingBoundsThemWhileQueued() throws Exception {
+    void carriedTasksHoldNoDescriptorAndTheRingBoundsThemWhileQueued(PoolVariant v) throws Exception {
         CountDownLatch release = new CountDownLatch(1);
-        try (ThreadPool pool = ThreadPool.create(oneWorker(4).build())) {
+        try (ThreadPool pool = ThreadPool.create(oneWorker(v, 4).build())) {
             assertTrue(TestSupport.carriesOutsideTasks(pool.config()));
             CountDownLatch running = new CountDownLatch(1);
             pool.submit(() -> { running.countDown(); awaitQuietly(release); });
@@ -70,11 +73,12 @@ class CarriedTasksTest {
         }
     }
 
-    @Test
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("dev.threadpool.TestSupport#oneWorkerVariants")
     @Timeout(60)
-    void aWaitableTaskIsNotStarvedByAFullCarriedRing() throws Exception {
+    void aWaitableTaskIsNotStarvedByAFullCarriedRing(PoolVariant v) throws Exception {
         CountDownLatch release = new CountDownLatch(1);
-        try (ThreadPool pool = ThreadPool.create(oneWorker(64).build())) {
+        try (ThreadPool pool = ThreadPool.create(oneWorker(v, 64).build())) {
             CountDownLatch running = new CountDownLatch(1);
             pool.submit(() -> { running.countDown(); awaitQuietly(release); });
             assertTrue(running.await(WAIT.toSeconds(), TimeUnit.SECONDS));
@@ -93,11 +97,12 @@ class CarriedTasksTest {
         }
     }
 
-    @Test
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("dev.threadpool.TestSupport#oneWorkerVariants")
     @Timeout(60)
-    void aCarriedTaskThatThrowsIsReportedAndCountedAndTheWorkerLivesOn() throws Exception {
+    void aCarriedTaskThatThrowsIsReportedAndCountedAndTheWorkerLivesOn(PoolVariant v) throws Exception {
         AtomicReference<Throwable> handled = new AtomicReference<>();
-        try (ThreadPool pool = ThreadPool.create(oneWorker(16)
+        try (ThreadPool pool = ThreadPool.create(oneWorker(v, 16)
                 .errorHandler((task, t) -> handled.set(t)).build())) {
             RuntimeException boom = new RuntimeException("boom");
             WaitGroup wg = new WaitGroup();
@@ -113,11 +118,12 @@ class CarriedTasksTest {
         }
     }
 
-    @Test
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("dev.threadpool.TestSupport#oneWorkerVariants")
     @Timeout(60)
-    void shutdownNowCancelsQueuedCarriedTasksAndHandsThemBack() throws Exception {
+    void shutdownNowCancelsQueuedCarriedTasksAndHandsThemBack(PoolVariant v) throws Exception {
         CountDownLatch release = new CountDownLatch(1);
-        ThreadPool pool = ThreadPool.create(oneWorker(16).build());
+        ThreadPool pool = ThreadPool.create(oneWorker(v, 16).build());
         try {
             ExecutorService es = pool.asExecutorService();
             CountDownLatch running = new CountDownLatch(1);
@@ -149,16 +155,80 @@ class CarriedTasksTest {
         TestSupport.assertClosedClean(pool);
     }
 
-    @Test
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("dev.threadpool.TestSupport#oneWorkerVariants")
     @Timeout(60)
-    void timestampModeFullKeepsEveryTaskOnADescriptor() throws Exception {
-        try (ThreadPool pool = ThreadPool.create(oneWorker(16).timestampMode(TimestampMode.FULL).build())) {
+    void timestampModeFullKeepsEveryTaskOnADescriptor(PoolVariant v) throws Exception {
+        try (ThreadPool pool = ThreadPool.create(oneWorker(v, 16).timestampMode(TimestampMode.FULL).build())) {
             assertFalse(TestSupport.carriesOutsideTasks(pool.config()));
             CountDownLatch release = new CountDownLatch(1);
             CountDownLatch running = new CountDownLatch(1);
             pool.submit(() -> { running.countDown(); awaitQuietly(release); });
             assertTrue(running.await(WAIT.toSeconds(), TimeUnit.SECONDS));
             assertEquals(1, pool.statsSnapshot().taskDescLive(), "the running task holds its descriptor");
+            release.countDown();
+        }
+    }
+
+    /**
+     * WORK_STEALING gives a registered Submitter a queue of its own, which holds descriptors (owner pushes, no
+     * CAS): its tasks are not carried. Elsewhere a Submitter's tasks take the outside path and are carried.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("dev.threadpool.TestSupport#oneWorkerVariants")
+    @Timeout(60)
+    void aSubmitterWithAQueueOfItsOwnKeepsDescriptors(PoolVariant v) throws Exception {
+        CountDownLatch release = new CountDownLatch(1);
+        try (ThreadPool pool = ThreadPool.create(oneWorker(v, 16).build())) {
+            CountDownLatch running = new CountDownLatch(1);
+            pool.submit(() -> { running.countDown(); awaitQuietly(release); });
+            assertTrue(running.await(WAIT.toSeconds(), TimeUnit.SECONDS));
+            WaitGroup wg = new WaitGroup();
+            AtomicInteger ran = new AtomicInteger();
+            pool.submit(ran::incrementAndGet, wg);
+            assertEquals(0, pool.statsSnapshot().taskDescLive(), "a plain outside submit is carried");
+            try (Submitter sub = pool.registerSubmitter()) {
+                sub.submit(() -> { ran.incrementAndGet(); wg.done(); });
+                wg.add(1);
+                boolean ownQueue = v.variant() == SchedulerVariant.WORK_STEALING;
+                assertEquals(ownQueue ? 1 : 0, pool.statsSnapshot().taskDescLive(),
+                        ownQueue ? "the Submitter's own queue holds a descriptor" : "the Submitter's task is carried");
+            }
+            release.countDown();
+            assertTrue(wg.await(WAIT));
+            assertEquals(2, ran.get());
+        } finally {
+            release.countDown();
+        }
+    }
+
+    /**
+     * LANE_EXTENSION: a default-lane task from outside is carried (WORK_STEALING's carried ring), a blocking-lane
+     * one never is (the blocking lane's ring holds descriptors' entries), and a carried task that stalls a
+     * default worker is seen by the watchdog like any other (LaneExtensionTest covers the overflow worker).
+     */
+    @Test
+    @Timeout(60)
+    void laneExtensionCarriesTheDefaultLaneOnly() throws Exception {
+        CountDownLatch release = new CountDownLatch(1);
+        try (ThreadPool pool = ThreadPool.create(PoolConfig.builder().schedulerVariant(SchedulerVariant.LANE_EXTENSION)
+                .maxThreads(2).blockingWorkers(1).maxOverflowWorkers(0).queueCapacity(16).daemon(true).build())) {
+            CountDownLatch running = new CountDownLatch(2);
+            pool.submit(() -> { running.countDown(); awaitQuietly(release); }, SubmitOptions.BLOCKING);
+            pool.submit(() -> { running.countDown(); awaitQuietly(release); });
+            assertTrue(running.await(WAIT.toSeconds(), TimeUnit.SECONDS));
+            assertEquals(1, pool.statsSnapshot().taskDescLive(), "the running blocking-lane task only");
+            WaitGroup wg = new WaitGroup();
+            for (int i = 0; i < 3; i++) {
+                pool.submit(() -> { }, wg, SubmitOptions.BLOCKING);
+                pool.submit(() -> { }, wg);
+            }
+            PoolStats s = pool.statsSnapshot();
+            assertEquals(4, s.taskDescLive(), "the three queued blocking-lane tasks took descriptors: " + s);
+            assertEquals(8, s.submitted(), s.toString());
+            release.countDown();
+            assertTrue(wg.await(WAIT));
+        } finally {
             release.countDown();
         }
     }

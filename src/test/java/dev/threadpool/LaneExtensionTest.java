@@ -257,6 +257,9 @@ class LaneExtensionTest {
             pool.submit(() -> { stallOn.set(pool.currentWorkerIndex()); held.countDown(); hold(releaseStall); });
             await(held, "the default worker is held");
             assertEquals(1, stallOn.get(), "the stalled task is on the default worker");
+            // The blocking task holds a descriptor (its lane is never carried); the stalled one is carried by its
+            // ring cell and holds none: the watchdog sees it through the worker's run word all the same.
+            assertEquals(1, pool.statsSnapshot().taskDescLive(), "only the blocking-lane task holds a descriptor");
 
             // Queued behind the stalled task: they complete only on an overflow worker (index 2).
             Set<Integer> where = ConcurrentHashMap.newKeySet();

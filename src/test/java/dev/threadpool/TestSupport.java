@@ -69,14 +69,14 @@ public final class TestSupport {
      * holds every worker with latches for its own checks, but does not repeat these one by one).
      */
     /**
-     * Whether detached tasks submitted from outside a pool of {@code config} are carried by GLOBAL_QUEUE's ring
-     * with no descriptor: then {@code queueCapacity} bounds them while queued only (a running one holds
-     * nothing), as ThreadPoolExecutor's bounded queue does; everywhere else a task holds its descriptor until
-     * it ends. TimestampMode.FULL keeps every task on a descriptor.
+     * Whether detached default-lane tasks submitted from outside a pool of {@code config} (not through a
+     * WORK_STEALING Submitter, which has its own queue) are carried by a ring cell with no descriptor: then
+     * {@code queueCapacity} bounds them while queued only (a running one holds nothing), as ThreadPoolExecutor's
+     * bounded queue does; otherwise a task holds its descriptor until it ends. Every variant carries them
+     * except under TimestampMode.FULL, which keeps every task on a descriptor.
      */
     public static boolean carriesOutsideTasks(PoolConfig config) {
-        return config.schedulerVariant() == SchedulerVariant.GLOBAL_QUEUE
-                && config.timestampMode() != TimestampMode.FULL;
+        return config.timestampMode() != TimestampMode.FULL;
     }
 
     public static Stream<PoolVariant> oneWorkerVariants() {

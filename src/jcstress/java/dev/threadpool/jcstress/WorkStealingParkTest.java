@@ -21,8 +21,8 @@ import org.openjdk.jcstress.infra.results.II_Result;
 /**
  * Submit vs park in the WORK_STEALING topology, on the real primitives and the real {@link WakeCoalescer}
  * rule. The worker starts counted as searching (it has just found its queues empty); it announces, stops
- * searching, then re-checks. The submitter publishes into a peer's local queue, a LIFO slot or the inject
- * ring, then runs the coalesced wake. r1 = the submitter woke the worker, r2 = the re-check saw the entry.
+ * searching, then re-checks. The submitter publishes into a peer's local queue, a LIFO slot, the inject
+ * ring or the carried-task ring, then runs the coalesced wake. r1 = the submitter woke the worker, r2 = the re-check saw the entry.
  * "0, 0" is a lost wakeup: the worker parks with the entry queued and nobody wakes it.
  */
 public final class WorkStealingParkTest {
@@ -117,6 +117,36 @@ public final class WorkStealingParkTest {
         public void submitter(II_Result r) {
             inject.tryPush(1);
             VarHandle.fullFence();
+            r.r1 = wake.signalWork() ? 1 : 0;
+        }
+
+        @Actor
+        public void worker(II_Result r) {
+            park(r);
+        }
+    }
+
+    @JCStressTest
+    @Description("carried-ring push (CAS, references in the cell) + full fence + coalesced wake vs announce, stop"
+            + " searching, re-check of both shared rings for a published entry (hasReadyEntry), as"
+            + " WorkStealingScheduler.hasWork")
+    @Outcome(id = {"1, 1", "1, 0", "0, 1"}, expect = Expect.ACCEPTABLE, desc = "woken, or saw the entry, or both")
+    @Outcome(id = "0, 0", expect = Expect.FORBIDDEN, desc = "lost wakeup: the carried task sits unseen")
+    @State
+    public static class CarriedPushVsPark extends Base {
+        final BoundedRing inject = new BoundedRing(m, "inject", 2);
+        final BoundedRing carried = new BoundedRing(m, "carried", 2, true);
+        final Runnable task = () -> { };
+
+        @Override
+        boolean visible() {
+            return inject.hasReadyEntry() || carried.hasReadyEntry(); // published entries only
+        }
+
+        @Actor
+        public void submitter(II_Result r) {
+            carried.tryPushCarried(task, null); // tryEnqueueCarried
+            VarHandle.fullFence(); // as WorkStealingScheduler.signalWork
             r.r1 = wake.signalWork() ? 1 : 0;
         }
 

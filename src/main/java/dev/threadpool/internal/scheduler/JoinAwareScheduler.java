@@ -95,6 +95,11 @@ final class JoinAwareScheduler implements Scheduler {
     }
 
     @Override
+    public boolean hasSubmitterQueues() {
+        return topology.hasSubmitterQueues();
+    }
+
+    @Override
     public boolean tryEnqueueFromSubmitter(int slot, long entry) {
         return topology.tryEnqueueFromSubmitter(slot, entry);
     }

@@ -2,6 +2,7 @@ package dev.threadpool.internal.scheduler;
 
 import dev.threadpool.Lane;
 import dev.threadpool.PoolConfig;
+import dev.threadpool.WaitGroup;
 import dev.threadpool.internal.memory.PoolMemory;
 import dev.threadpool.internal.queue.BoundedRing;
 import dev.threadpool.internal.queue.QueueEntry;
@@ -31,7 +32,7 @@ import dev.threadpool.internal.stats.RecentErrors;
  * to the blocking ring, also when submitted from a worker (never to its LIFO slot: a default worker would run
  * it there), and also from a registered Submitter: this topology keeps no submitter queues (the Scheduler
  * defaults), so a Submitter's entries take the external path. Everything else goes where WORK_STEALING puts
- * it.
+ * it (detached default-lane tasks from outside the pool into its carried ring).
  *
  * <h2>Wake rule</h2>
  * <ul>
@@ -91,6 +92,22 @@ final class LaneScheduler implements Scheduler {
             return blocking.tryPush(entry); // seq_cst CAS on tail: step a of the handshake
         }
         return defaults.tryEnqueue(self, entry, lane);
+    }
+
+    /** The default lane's carried ring (WORK_STEALING's); a blocking-lane task is never carried (Submission). */
+    @Override
+    public boolean carriesTasks() {
+        return defaults.carriesTasks();
+    }
+
+    @Override
+    public boolean tryEnqueueCarried(Runnable task, WaitGroup group) {
+        return defaults.tryEnqueueCarried(task, group);
+    }
+
+    @Override
+    public boolean carriedRoom() {
+        return defaults.carriedRoom();
     }
 
     @Override

@@ -130,9 +130,10 @@ interface Scheduler {
     long drainOne(Object[] taken);
 
     // ---- carried tasks --------------------------------------------------------------------------------
-    // GLOBAL_QUEUE's ring carries a detached task's references in its own cell (BoundedRing, "Carried tasks"):
-    // submits from outside the pool then take no descriptor. The other topologies move entries between rings
-    // (inject refills, steal-half), which carried references cannot follow, so they keep descriptors.
+    // A ring of its own carries a detached task's references in its cell (BoundedRing, "Carried tasks"):
+    // default-lane submits from outside the pool then take no descriptor. Every topology has one (WORK_STEALING's
+    // workers pop it directly: refills and steal-half move entries between rings, which carried references
+    // cannot follow), except with TimestampMode.FULL, whose stamps live in descriptors.
 
     /** Whether {@link #tryEnqueueCarried} works: the topology's ring carries tasks. */
     default boolean carriesTasks() {
@@ -150,6 +151,14 @@ interface Scheduler {
     /** Whether a carried push would find room now (a hint, see {@code BoundedRing.hasRoom}). */
     default boolean carriedRoom() {
         throw new UnsupportedOperationException("this topology does not carry tasks");
+    }
+
+    /**
+     * Whether registered Submitters have queues of their own here ({@link #tryEnqueueFromSubmitter}): their
+     * detached submits then keep descriptors and go there instead of being carried. Fixed per topology.
+     */
+    default boolean hasSubmitterQueues() {
+        return false;
     }
 
     /** Frees what the topology allocated beyond the arena's lifetime rules; once nobody uses it. */

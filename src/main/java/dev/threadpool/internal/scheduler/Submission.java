@@ -12,7 +12,8 @@ import java.util.function.BooleanSupplier;
  * Submission: every way a task enters the pool, from acquiring its descriptor to the wake.
  *
  * <pre>
- *   0. carried (GLOBAL_QUEUE, a detached submit from outside the pool): no descriptor at all
+ *   0. carried (a detached default-lane submit from outside the pool, not from a Submitter with a queue of its
+ *      own, not under TimestampMode.FULL: see {@link #carried}): no descriptor at all
  *        admission check, accept (counters.tryAcceptCarried), the task and group into a cell of the carried
  *        ring (scheduler.tryEnqueueCarried: BoundedRing, "Carried tasks"); full: the accept taken back, then
  *        per WaitMode wait for room (spin, then park) and try again, or refuse; signal
@@ -58,6 +59,8 @@ final class Submission {
     private final int capacity;
     /** {@link Scheduler#carriesTasks()}, fixed at construction: read once here, not twice per submit. */
     private final boolean carries;
+    /** {@link Scheduler#hasSubmitterQueues()}, fixed at construction, as {@link #carries}. */
+    private final boolean submitterQueues;
     // Conditions for SpaceWaiters, made once so waiting allocates nothing.
     private final BooleanSupplier descriptorFree;
     private final BooleanSupplier carriedRoom;
@@ -74,6 +77,7 @@ final class Submission {
         this.loop = loop;
         this.capacity = capacity;
         this.carries = scheduler.carriesTasks();
+        this.submitterQueues = scheduler.hasSubmitterQueues();
         this.descriptorFree = table::hasFree;
         this.carriedRoom = scheduler::carriedRoom;
         this.admissionClosed = counters::admissionClosed;
@@ -82,6 +86,17 @@ final class Submission {
     /** The lane of descriptor {@code flags}: derived here, once per submit, and passed on with the entry. */
     private static Lane laneOf(int flags) {
         return (flags & DescriptorTable.FLAG_LANE_BLOCKING) != 0 ? Lane.BLOCKING : Lane.DEFAULT;
+    }
+
+    /**
+     * Whether a detached submit from {@code self} as {@code submitter} with {@code flags} is carried (step 0):
+     * from outside the pool ({@code self} null: a worker's own submits go to its LIFO slot and local queue,
+     * which carried references cannot follow), of the default lane (the blocking lane has a ring of its own),
+     * and not from a registered Submitter whose topology gives it a queue of its own (WORK_STEALING).
+     */
+    private boolean carried(WorkerThread self, int submitter, int flags) {
+        return self == null && carries && (flags & DescriptorTable.FLAG_LANE_BLOCKING) == 0
+                && (submitter == Slots.NO_SUBMITTER || !submitterQueues);
     }
 
     /** Counts one refused submission and returns the exception that reports it. */
@@ -100,7 +115,7 @@ final class Submission {
     boolean submit(WorkerThread self, int submitter, Runnable task, int flags, WaitGroup group, WaitMode mode,
             long deadline) {
         lifecycle.checkAccepting();
-        if (self == null && carries) {
+        if (carried(self, submitter, flags)) {
             return submitCarried(task, group, flags, mode, deadline);
         }
         if (group != null) {
@@ -247,7 +262,7 @@ final class Submission {
     private int submitBatchChunks(WorkerThread self, int submitter, Runnable[] batch, int from, int to, int flags,
             long[] entries) {
         final Lane lane = laneOf(flags);
-        final boolean carried = self == null && carries;
+        final boolean carried = carried(self, submitter, flags);
         int done = 0;
         int i = from;
         while (i < to) {

@@ -2,6 +2,8 @@ package dev.threadpool.internal.scheduler;
 
 import dev.threadpool.Lane;
 import dev.threadpool.PoolConfig;
+import dev.threadpool.TimestampMode;
+import dev.threadpool.WaitGroup;
 import dev.threadpool.internal.memory.PoolMemory;
 import dev.threadpool.internal.queue.BoundedRing;
 import dev.threadpool.internal.queue.LifoSlot;
@@ -10,6 +12,7 @@ import dev.threadpool.internal.queue.RingQueue;
 import dev.threadpool.internal.stats.PoolCounters;
 import dev.threadpool.internal.stats.QueueDepthGauge;
 import dev.threadpool.internal.stats.RecentErrors;
+import dev.threadpool.internal.stats.Timestamps;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.IntPredicate;
@@ -21,6 +24,7 @@ import java.util.function.IntPredicate;
  * <h2>Where an entry goes</h2>
  * <pre>
  *   from worker w:  LIFO slot w  (the displaced entry -> local queue w -> when full, half of it -> inject)
+ *   detached, from outside the pool (no Submitter queue): carried ring (the task in the cell, no descriptor)
  *   from elsewhere: inject ring
  *   from a registered Submitter s (not on a worker): submitter queue s (-> inject when full)
  *   batch from w:   local queue w (-> inject when full)
@@ -49,7 +53,9 @@ import java.util.function.IntPredicate;
  *   every 61st call: inject first (so a busy local queue cannot starve the ring; Tokio's global poll)
  *   LIFO slot w, at most MAX_LIFO_RUNS times in a row (a task resubmitting itself cannot starve the rest)
  *   local queue w
- *   inject: popMany(min(injectBatchSize, free + 1)), run the first, the rest into local queue w
+ *   carried ring: one entry, run as popped (chained wake if more are left)     } alternating which of the
+ *   inject: popMany(min(injectBatchSize, free + 1)), run the first, the rest   } two comes first
+ *           into local queue w
  *   submitter queues of registered slots, from a rotating start: steal-half (stealBatchSize) into w
  *   steal-half (stealBatchSize) from peers whose workers_nonempty bit is set, from a rotating start
  *   peers' LIFO slots (a task that blocks after submitting a child must not hide the child)
@@ -57,9 +63,20 @@ import java.util.function.IntPredicate;
  *   the first take after a search: the pass-on (WakeCoalescer), unless that take ran a chained wake
  * </pre>
  *
+ * <h2>Carried tasks</h2>
+ * A detached task submitted from outside the pool rides in a cell of the {@code carried} ring with its group
+ * ({@link BoundedRing}, "Carried tasks"; GLOBAL_QUEUE has the same ring): no descriptor, so no descriptor line
+ * crosses cores per task (PERFORMANCE_TRACKING entries 37, 38). Its references live in the cell, so the entry
+ * cannot move: nobody refills it into a local queue or steals it in a half; every worker pops it from the
+ * carried ring itself (the ring is MPMC, so it needs no stealing) and runs it at once. A pop that leaves more
+ * in the ring runs the chained wake, as an inject refill does. A registered Submitter keeps its own queue
+ * (descriptors, owner pushes without a CAS), and TimestampMode.FULL keeps every task on a descriptor (null
+ * ring). LANE_EXTENSION's default lane is this class, so its outside default-lane submits are carried too; its
+ * blocking lane never is (Submission).
+ *
  * <h2>Park re-check ({@link #hasWork})</h2>
- * Seq_cst loads of every queue a worker can take from: the inject ring's head and head-cell sequence (a
- * published entry; {@link #pendingPush} reports a claimed, unpublished one), every local queue's head/tail (not
+ * Seq_cst loads of every queue a worker can take from: the inject and carried rings' heads and head-cell
+ * sequences (a published entry; {@link #pendingPush} reports a claimed, unpublished one), every local queue's head/tail (not
  * the bitmap, which is only a hint) and every LIFO slot. Submitters publish (seq_cst CAS / getAndSet, or a
  * release store: the local queue's tail, the inject cell's sequence; each followed by the full fence in
  * {@link #signalWork}) and then run the {@link WakeCoalescer} rule; see there for why no entry is left with
@@ -100,6 +117,8 @@ final class WorkStealingScheduler implements Scheduler {
          * wake on (WakeCoalescer, "The pass-on rule"), unless it ran a chained wake, which is the same wake.
          */
         boolean owesWake;
+        /** Which of the two shared rings (carried, inject) this worker's next look tries first (alternates). */
+        boolean carriedFirst;
         final long[] batch;
         final long[] scratch;
         final long[] failures = new long[1];
@@ -111,6 +130,9 @@ final class WorkStealingScheduler implements Scheduler {
     }
 
     private final BoundedRing inject;
+    /** Detached tasks from outside the pool, carried by their cells; null with TimestampMode.FULL. */
+    private final BoundedRing carried;
+    private final ParkingLot parking;
     private final LifoSlot lifo;
     private final LocalQueues locals;
     private final WakeCoalescer wake;
@@ -136,6 +158,9 @@ final class WorkStealingScheduler implements Scheduler {
             PoolCounters counters, SubmitterRegistry submitters, QueueDepthGauge gauge, RecentErrors errors,
             boolean withSubmitterQueues) {
         this.inject = inject;
+        boolean stamps = Timestamps.COMPILED && config.timestampMode() == TimestampMode.FULL;
+        this.carried = stamps ? null : new BoundedRing(memory, "carried-task ring", inject.capacity(), true);
+        this.parking = parking;
         this.submitters = submitters;
         this.gauge = gauge;
         this.submitterQueues = new RingQueue[withSubmitterQueues ? SubmitterRegistry.MAX_SUBMITTERS : 0];
@@ -196,12 +221,36 @@ final class WorkStealingScheduler implements Scheduler {
     }
 
     @Override
+    public boolean carriesTasks() {
+        return carried != null;
+    }
+
+    @Override
+    public boolean tryEnqueueCarried(Runnable task, WaitGroup group) {
+        if (carried == null) {
+            throw new UnsupportedOperationException("TimestampMode.FULL: every task takes a descriptor");
+        }
+        return carried.tryPushCarried(task, group); // seq_cst CAS on tail; signalWork's fence follows anyway
+    }
+
+    @Override
+    public boolean carriedRoom() {
+        return carried.hasRoom();
+    }
+
+    /** A registered Submitter's entries go to its own queue (descriptors), not to the carried ring. */
+    @Override
+    public boolean hasSubmitterQueues() {
+        return submitterQueues.length > 0;
+    }
+
+    @Override
     public void signalWork(int n, Lane lane) {
-        // Sampled (QueueDepthGauge.sample: the thread's own seed), since the inject ring's head is a line every pop
-        // writes: the ring's occupancy (volatile loads of head and tail; a CAS only for a new peak). Local queues
+        // Sampled (QueueDepthGauge.sample: the thread's own seed), since the shared rings' heads are lines every
+        // pop writes: their occupancy (volatile loads of head and tail; a CAS only for a new peak). Local queues
         // and LIFO slots are counted by the snapshots' depth().
         if (QueueDepthGauge.sample(n)) {
-            gauge.observe(Lane.DEFAULT, inject.size());
+            gauge.observe(Lane.DEFAULT, sharedSize());
         }
         signalWork();
     }
@@ -228,6 +277,9 @@ final class WorkStealingScheduler implements Scheduler {
         if (++st.tick == INJECT_POLL_INTERVAL) {
             st.tick = 0;
             e = inject.tryPop();
+            if (e == QueueEntry.EMPTY && carried != null) {
+                e = carried.tryPop(self.taken); // seq_cst CAS on head; the task's references into self.taken
+            }
             if (e != QueueEntry.EMPTY) {
                 st.lifoRuns = 0;
                 passOnIfOwed(w, st);
@@ -248,7 +300,7 @@ final class WorkStealingScheduler implements Scheduler {
             st.lifoRuns = 0;
             return e;
         }
-        e = refillFromInject(w, st);
+        e = takeShared(self, st);
         if (e == QueueEntry.EMPTY) {
             e = stealFromSubmitters(w, st);
         }
@@ -299,6 +351,39 @@ final class WorkStealingScheduler implements Scheduler {
         // This was a pass-on too: an idle-mask load after our take (and after our endSearch), and a wake if a
         // worker was parked; that worker passes it on after its own take.
         st.owesWake = false;
+    }
+
+    /**
+     * The carried ring and the inject ring, the one tried first alternating per call (owner-only flag), so a
+     * flood into either never starves the other; EMPTY when both are empty.
+     */
+    private long takeShared(WorkerThread self, WorkerState st) {
+        if (carried == null) {
+            return refillFromInject(self.index, st);
+        }
+        boolean carriedFirst = st.carriedFirst = !st.carriedFirst;
+        long e = carriedFirst ? popCarried(self, st) : refillFromInject(self.index, st);
+        if (e == QueueEntry.EMPTY) {
+            e = carriedFirst ? refillFromInject(self.index, st) : popCarried(self, st);
+        }
+        return e;
+    }
+
+    /**
+     * One carried entry (its task and group into {@code self.taken}), run by this worker as popped. If more are
+     * left and a worker is parked: the chained wake, as after an inject refill, which also discharges the
+     * pass-on (the same wake). The idle mask first: in a flood nobody is parked, and the mask's line stays
+     * shared while the ring's head and tail lines move with every push and pop.
+     */
+    private long popCarried(WorkerThread self, WorkerState st) {
+        long e = carried.tryPop(self.taken); // seq_cst CAS on head
+        // volatile loads after our CAS (no fence needed: the CAS is seq_cst and nothing of ours is unpublished);
+        // a worker that announces after the idle-mask load re-checks the ring itself (ParkingLot)
+        if (e != QueueEntry.EMPTY && parking.idleMask() != 0 && !carried.isEmpty()) {
+            parking.wakeOne(); // one waker per bit; -1 if a racing waker took the last one
+            st.owesWake = false;
+        }
+        return e;
     }
 
     /** popMany from inject; returns the first, the rest go to local queue w (they fit: at most free + 1). */
@@ -378,7 +463,7 @@ final class WorkStealingScheduler implements Scheduler {
     public boolean hasWork(int i) {
         // volatile loads of head and the head cell's seq: a published entry (a claimed, unpublished cell is
         // pendingPush's; the fence in signalWork orders its publish before the producer's idle-mask load)
-        if (inject.hasReadyEntry()) {
+        if (inject.hasReadyEntry() || (carried != null && carried.hasReadyEntry())) {
             return true;
         }
         for (int v = 0; v < workers; v++) {
@@ -397,10 +482,15 @@ final class WorkStealingScheduler implements Scheduler {
         return false;
     }
 
-    /** Volatile loads of the inject ring's head and tail: a claimed cell its producer has not published. */
+    /** Volatile loads of the shared rings' heads and tails: a claimed cell its producer has not published. */
     @Override
     public boolean pendingPush(int i) {
-        return !inject.isEmpty();
+        return !inject.isEmpty() || (carried != null && !carried.isEmpty());
+    }
+
+    /** Entries in the inject and carried rings (volatile loads of heads and tails). */
+    private long sharedSize() {
+        return inject.size() + (carried == null ? 0 : carried.size());
     }
 
     @Override
@@ -416,6 +506,9 @@ final class WorkStealingScheduler implements Scheduler {
     @Override
     public long drainOne(Object[] taken) {
         long e = inject.tryPop();
+        if (e == QueueEntry.EMPTY && carried != null) {
+            e = carried.tryPop(taken);
+        }
         if (e != QueueEntry.EMPTY) {
             return e;
         }
@@ -485,7 +578,7 @@ final class WorkStealingScheduler implements Scheduler {
     }
 
     /**
-     * Stats: the inject ring, every local queue, every occupied LIFO slot and every registered submitter's
+     * Stats: the inject and carried rings, every local queue, every occupied LIFO slot and every registered submitter's
      * queue (default lane only). An unregistered slot's queue is empty: closeSubmitter moved its entries.
      */
     @Override
@@ -493,7 +586,7 @@ final class WorkStealingScheduler implements Scheduler {
         if (lane != Lane.DEFAULT) {
             return 0;
         }
-        long d = inject.size();
+        long d = sharedSize();
         for (int v = 0; v < workers; v++) {
             d += locals.size(v);
             if (lifo.peekVolatile(v) != QueueEntry.EMPTY) {

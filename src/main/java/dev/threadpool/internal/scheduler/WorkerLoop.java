@@ -194,8 +194,8 @@ final class WorkerLoop {
     /**
      * Runs the task carried by the ring cell this worker just popped ({@code self.taken}, see BoundedRing,
      * "Carried tasks"): no descriptor, so no start CAS (the pop gave it to us alone), nothing to release;
-     * the counters, the failure report and the group as for a detached task. Never throws. Carried tasks exist
-     * only where timestamps are off (TimestampMode.FULL keeps descriptors) and nobody watches them (GLOBAL_QUEUE).
+     * the counters, the failure report, the watchdog's run word and the group as for a detached task. Never
+     * throws. Carried tasks exist only where timestamps are off (TimestampMode.FULL keeps descriptors).
      */
     private void runCarried(WorkerThread self) {
         final Object[] taken = self.taken;
@@ -211,11 +211,16 @@ final class WorkerLoop {
         final int w = self.index;
         counters.increment(w, PoolCounters.STARTED);
         Thread.interrupted(); // a task never inherits an interrupt aimed at an earlier one
+        final boolean watched = self.watched; // LANE_EXTENSION's default lane: as in runEntry
+        final long outerRun = watched ? watchdog.taskStarted(self) : 0L;
         Throwable failure = null;
         try {
             task.run();
         } catch (Throwable t) {
             failure = t;
+        }
+        if (watched) {
+            watchdog.taskEnded(self, outerRun);
         }
         Thread.interrupted(); // nor does the worker keep one a task left behind
         if (failure != null) {

@@ -158,19 +158,31 @@ class SchedulerContractTest {
     }
 
     // =====================================================================================================
-    // Carried tasks (GLOBAL_QUEUE only)
+    // Carried tasks (every topology: a ring of their own, which WORK_STEALING's workers pop directly)
     // =====================================================================================================
 
     @ParameterizedTest(name = "{0} capacity {1}")
     @MethodSource("topologies")
     void carriedTasksComeBackOnceInOrderWithTheirReferences(Topology t, int capacity) {
         Rig r = new Rig(t, capacity);
-        if (t.variant != SchedulerVariant.GLOBAL_QUEUE) {
-            assertFalse(r.s.carriesTasks(), t + " moves entries between rings: no carried tasks");
-            assertThrows(UnsupportedOperationException.class, () -> r.s.tryEnqueueCarried(() -> { }, null));
-            return;
-        }
         assertTrue(r.s.carriesTasks());
+        assertEquals(t.variant == SchedulerVariant.WORK_STEALING, r.s.hasSubmitterQueues(),
+                "only WORK_STEALING gives registered submitters queues of their own (they keep descriptors)");
+        // One carried task alone: every worker may take it (default lane), so every park re-check sees it.
+        Runnable lone = () -> { };
+        assertTrue(r.s.tryEnqueueCarried(lone, null));
+        for (int i = 0; i < r.w.length; i++) {
+            assertTrue(r.s.hasWork(i), "hasWork(" + i + ") sees a carried task");
+        }
+        assertEquals(1, r.s.depth(Lane.DEFAULT));
+        assertEquals(0, r.s.depth(Lane.BLOCKING), "carried tasks are of the default lane");
+        WorkerThread last = r.w[r.w.length - 1];
+        assertEquals(QueueEntry.CARRIED, r.s.next(last), "the first look of a worker with nothing else queued");
+        assertSame(lone, last.taken[0]);
+        last.taken[0] = null;
+        for (int i = 0; i < r.w.length; i++) {
+            assertFalse(r.s.hasWork(i), "hasWork(" + i + ") after the pop");
+        }
         Runnable[] tasks = new Runnable[capacity];
         dev.threadpool.WaitGroup group = new dev.threadpool.WaitGroup();
         List<Long> entries = new ArrayList<>();
