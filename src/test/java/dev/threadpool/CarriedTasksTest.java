@@ -11,7 +11,9 @@ import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.atomic.AtomicReference;
 import dev.threadpool.TestSupport.PoolVariant;
 import org.junit.jupiter.api.Test;
@@ -231,5 +233,78 @@ class CarriedTasksTest {
         } finally {
             release.countDown();
         }
+    }
+
+    /**
+     * A submitter that found the carried ring full resumes once the ring has drained to half, not at the first
+     * free cell (Submission, "Waiting for a carried cell": one wake per half ring); a timed submit whose deadline
+     * passes while a cell is free takes it all the same (its last try).
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("dev.threadpool.TestSupport#oneWorkerVariants")
+    @Timeout(60)
+    void aWaitingSubmitterResumesAtHalfNotAtTheFirstFreeCell(PoolVariant v) throws Exception {
+        CountDownLatch release = new CountDownLatch(1);
+        CountDownLatch holdFirst = new CountDownLatch(1);
+        CountDownLatch holdSecond = new CountDownLatch(1);
+        ThreadPool pool = ThreadPool.create(oneWorker(v, 8).build());
+        try { // not try-with-resources: close() must come after the latches' release, or a failure here hangs it
+            CountDownLatch running = new CountDownLatch(1);
+            pool.submit(() -> { running.countDown(); awaitQuietly(release); });
+            assertTrue(running.await(WAIT.toSeconds(), TimeUnit.SECONDS));
+            CountDownLatch firstRunning = new CountDownLatch(1);
+            CountDownLatch secondRunning = new CountDownLatch(1);
+            pool.submit(() -> { firstRunning.countDown(); awaitQuietly(holdFirst); });
+            pool.submit(() -> { secondRunning.countDown(); awaitQuietly(holdSecond); });
+            AtomicInteger ran = new AtomicInteger();
+            for (int i = 0; i < 6; i++) {
+                pool.submit(ran::incrementAndGet);
+            }
+            AtomicBoolean pushed = new AtomicBoolean();
+            Thread submitter = new Thread(() -> {
+                pool.submit(ran::incrementAndGet);
+                pushed.set(true);
+            });
+            submitter.start();
+            eventually("the submitter waits: 8 of 8 cells queued", () -> parked(submitter));
+            release.countDown(); // the worker pops the next task (7 of 8 queued) and is held in it
+            assertTrue(firstRunning.await(WAIT.toSeconds(), TimeUnit.SECONDS));
+            // A cell is free but the ring is above half: the submitter keeps waiting (it polls every millisecond and
+            // re-checks the mark, so 20 ms give it 20 chances to push where it should not).
+            long until = System.nanoTime() + 20_000_000L;
+            while (System.nanoTime() - until < 0) {
+                assertFalse(pushed.get(), "pushed with 7 of 8 cells queued");
+                LockSupport.parkNanos(1_000_000L);
+            }
+            assertEquals(7, pool.statsSnapshot().queuedTasks());
+            assertTrue(pool.trySubmit(ran::incrementAndGet), "a new submit takes the free cell at once");
+            // Full again. A timed submit waits; meanwhile the worker pops one more (7 of 8, above half): at its
+            // deadline the timed submit tries once more and takes that cell, while the waiter still waits.
+            Thread caller = Thread.currentThread();
+            Thread freer = new Thread(() -> {
+                eventually("the timed submit waits", () -> parked(caller));
+                holdFirst.countDown();
+            });
+            freer.start();
+            assertTrue(pool.trySubmit(ran::incrementAndGet, java.time.Duration.ofSeconds(1)),
+                    "the timed submit took the cell freed before its deadline");
+            assertTrue(secondRunning.await(WAIT.toSeconds(), TimeUnit.SECONDS));
+            freer.join(WAIT.toMillis());
+            assertFalse(pushed.get(), "the waiter still waits: 8 of 8 queued");
+            holdSecond.countDown(); // the ring drains; at half the submitter is signalled and pushes
+            submitter.join(WAIT.toMillis());
+            assertFalse(submitter.isAlive(), "the submitter resumed once the ring drained");
+            eventually("every task ran", () -> ran.get() == 9);
+        } finally {
+            release.countDown();
+            holdFirst.countDown();
+            holdSecond.countDown();
+            pool.close();
+        }
+    }
+
+    private static boolean parked(Thread t) {
+        Thread.State s = t.getState();
+        return s == Thread.State.WAITING || s == Thread.State.TIMED_WAITING;
     }
 }

@@ -1,6 +1,7 @@
 package dev.threadpool.jcstress;
 
 import dev.threadpool.internal.memory.PoolMemory;
+import dev.threadpool.internal.queue.BoundedRing;
 import dev.threadpool.internal.scheduler.DescriptorTable;
 import dev.threadpool.internal.scheduler.SpaceWaiters;
 import org.openjdk.jcstress.annotations.Actor;
@@ -52,6 +53,50 @@ public final class SpaceWaitersTest {
         public void releaser(II_Result r) {
             table.unreserve(held);
             r.r2 = waiters.hasWaiters() ? 1 : 0;
+        }
+    }
+
+    /**
+     * The carried ring's waiter (Submission.awaitCarriedRoom, with hysteresis): a submitter that found the ring
+     * full registers and re-checks the low-water mark ({@code atMostHalfFull}); a worker pops a carried task and
+     * then looks for waiters and at the mark (WorkerLoop.runCarried). Three of four cells queued, so the pop
+     * brings the ring to the mark: one of the two must see the other's step.
+     */
+    @JCStressTest
+    @Description("carried-ring waiter (register, re-check the half mark) vs popper (pop, look for waiters and the mark)")
+    @Outcome(id = "1, 1", expect = Expect.ACCEPTABLE, desc = "register -> pop -> both see each other")
+    @Outcome(id = "0, 1", expect = Expect.ACCEPTABLE,
+            desc = "register -> re-check (above half) -> pop -> the popper sees the waiter at the mark and signals")
+    @Outcome(id = "1, 0", expect = Expect.ACCEPTABLE,
+            desc = "pop -> look (no waiter yet) -> register -> re-check sees the ring at half")
+    @Outcome(id = "0, 0", expect = Expect.FORBIDDEN,
+            desc = "the waiter missed the drained ring and the popper missed the waiter: a lost wake-up")
+    @State
+    public static class LowWaterVsPop {
+        final BoundedRing ring;
+        final SpaceWaiters waiters;
+        final Object[] taken = new Object[2];
+
+        public LowWaterVsPop() {
+            PoolMemory m = PoolMemory.createGcManaged();
+            ring = new BoundedRing(m, "carried", 4, true);
+            waiters = new SpaceWaiters(m, "carried-ring waiters");
+            Runnable task = () -> { };
+            for (int i = 0; i < 3; i++) {
+                ring.tryPushCarried(task, null); // 3 of 4 queued: above the mark (2)
+            }
+        }
+
+        @Actor
+        public void waiter(II_Result r) {
+            waiters.register(); // stays registered, as a waiter about to park would be
+            r.r1 = ring.atMostHalfFull() ? 1 : 0;
+        }
+
+        @Actor
+        public void popper(II_Result r) {
+            ring.tryPop(taken);
+            r.r2 = waiters.hasWaiters() && ring.atMostHalfFull() ? 1 : 0;
         }
     }
 }

@@ -141,15 +141,15 @@ public final class BoundedRing {
     }
 
     /**
-     * Whether fewer than {@code capacity} positions are claimed and not yet claimed back by a consumer
-     * (volatile loads of head, then tail): a hint for a producer that waits for room before it commits to a
-     * push; another producer may take the cell, and a consumer that has claimed a cell frees it just after.
-     * Room appears with a consumer's head CAS, so a waiter that checks this after registering and a consumer
-     * that looks for waiters after that CAS form the {@code SpaceWaiters} handshake.
+     * Whether at most half of the cells are claimed and not yet taken (volatile loads of head, then tail): the
+     * low-water mark where a submitter that found the ring full resumes, so that one wake buys it half a
+     * ring of pushes instead of one. Room appears with a consumer's head CAS, so a waiter that checks this after
+     * registering and a consumer that checks it after that CAS form the {@code SpaceWaiters} handshake. Reading
+     * tail after head may see the ring fuller than it ever was, never emptier than at the load of tail.
      */
-    public boolean hasRoom() {
+    public boolean atMostHalfFull() {
         long h = Mem.getLongVolatile(seg, Layout.HEAD_OFFSET);
-        return Mem.getLongVolatile(seg, Layout.TAIL_OFFSET) - h < capacity;
+        return Mem.getLongVolatile(seg, Layout.TAIL_OFFSET) - h <= capacity >>> 1;
     }
 
     /** Whether this ring carries tasks' references in its cells ({@link #tryPushCarried}). */

@@ -69,8 +69,8 @@ final class GlobalQueueScheduler implements Scheduler {
     }
 
     @Override
-    public boolean carriedRoom() {
-        return carried.hasRoom();
+    public boolean carriedLowWater() {
+        return carried.atMostHalfFull();
     }
 
     @Override

@@ -90,8 +90,8 @@ final class JoinAwareScheduler implements Scheduler {
     }
 
     @Override
-    public boolean carriedRoom() {
-        return topology.carriedRoom();
+    public boolean carriedLowWater() {
+        return topology.carriedLowWater();
     }
 
     @Override

@@ -106,8 +106,8 @@ final class LaneScheduler implements Scheduler {
     }
 
     @Override
-    public boolean carriedRoom() {
-        return defaults.carriedRoom();
+    public boolean carriedLowWater() {
+        return defaults.carriedLowWater();
     }
 
     @Override

@@ -99,6 +99,7 @@ final class Lifecycle {
     private final Scheduler scheduler;
     private final ParkingLot parking;
     private final SpaceWaiters space;
+    private final SpaceWaiters ringSpace;
     private final Snapshot snapshot;
     private final WorkerThread[] workers;
     /** LANE_EXTENSION's watchdog and overflow workers; null in the other variants. */
@@ -106,8 +107,8 @@ final class Lifecycle {
     private final RecentErrors errors;
 
     Lifecycle(String poolName, PoolMemory memory, PoolCounters counters, DescriptorTable table, Slots slots,
-            Scheduler scheduler, ParkingLot parking, SpaceWaiters space, Snapshot snapshot, WorkerThread[] workers,
-            Watchdog watchdog, RecentErrors errors) {
+            Scheduler scheduler, ParkingLot parking, SpaceWaiters space, SpaceWaiters ringSpace, Snapshot snapshot,
+            WorkerThread[] workers, Watchdog watchdog, RecentErrors errors) {
         this.poolName = poolName;
         this.memory = memory;
         this.counters = counters;
@@ -116,6 +117,7 @@ final class Lifecycle {
         this.scheduler = scheduler;
         this.parking = parking;
         this.space = space;
+        this.ringSpace = ringSpace;
         this.snapshot = snapshot;
         this.workers = workers;
         this.watchdog = watchdog;
@@ -291,6 +293,7 @@ final class Lifecycle {
             shutdownPhase(PoolEvents.Phase.ADMISSION_CLOSED, mode, accepted); // before others can read it
             acceptedAtClose = accepted;
             space.signalAll(); // submitters waiting for space re-check admission and give up
+            ringSpace.signalAll(); // and those waiting for a carried-ring cell
         }
     }
 

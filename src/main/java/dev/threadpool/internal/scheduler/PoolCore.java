@@ -155,6 +155,7 @@ public final class PoolCore {
             this.counters = new PoolCounters(memory, slots);
             this.parking = new ParkingLot(memory, slots);
             this.space = new SpaceWaiters(memory, "space waiters");
+            SpaceWaiters ringSpace = new SpaceWaiters(memory, "carried-ring waiters");
             this.submitters = new SubmitterRegistry(memory);
             QueueDepthGauge depthGauge = new QueueDepthGauge(memory);
             BoundedRing inject = new BoundedRing(memory, "inject ring", capacity);
@@ -198,19 +199,20 @@ public final class PoolCore {
             long stealers = Joining.stealers(workerCount, scheduler.blockingWorkers());
             Scheduler idleView = new JoinAwareScheduler(scheduler, joinDeques, stealers);
             this.lifecycle = new Lifecycle(config.threadNamePrefix(), memory, counters, table, slotTable, idleView,
-                    parking, space, snapshot, workers, watchdog, errors);
+                    parking, space, ringSpace, snapshot, workers, watchdog, errors);
             this.joining = new Joining(joinDeques, lifecycle, parking, counters, stealers);
             Idle idle = new Idle(idleView, parking, slotTable, counters, lifecycle, times, config.idleStrategy(),
                     config.spinBeforePark().toNanos(), config.idleWindow().toNanos(), scratch,
                     config.scratchIdlePurge().toNanos(), timestamps, wakeHist);
-            this.loop = new WorkerLoop(scheduler, table, slotTable, space, counters, idle, times, errors,
+            this.loop = new WorkerLoop(scheduler, table, slotTable, space, ringSpace, counters, idle, times, errors,
                     config.errorHandler(), watchdog, config.threadNamePrefix(), timestamps, waitHist, execHist,
                     joining);
             this.overflow = watchdog != null
                     ? new OverflowWorker(scheduler, loop, idle, parking, slotTable, counters, lifecycle, times,
                             watchdog)
                     : null;
-            this.submission = new Submission(lifecycle, counters, table, slotTable, scheduler, space, loop, capacity);
+            this.submission = new Submission(lifecycle, counters, table, slotTable, scheduler, space, ringSpace, loop,
+                    capacity);
             this.awaiting = new Awaiting(table, slotTable, counters, loop, lifecycle, capacity);
             this.timesForWorkers = times;
 

@@ -148,8 +148,11 @@ interface Scheduler {
         throw new UnsupportedOperationException("this topology does not carry tasks");
     }
 
-    /** Whether a carried push would find room now (a hint, see {@code BoundedRing.hasRoom}). */
-    default boolean carriedRoom() {
+    /**
+     * Whether the carried ring is at most half full ({@code BoundedRing.atMostHalfFull}): where a submitter
+     * waiting for a cell resumes, and when a worker's pop signals one (Submission, "Waiting for a carried cell").
+     */
+    default boolean carriedLowWater() {
         throw new UnsupportedOperationException("this topology does not carry tasks");
     }
 

@@ -55,6 +55,8 @@ final class Submission {
     private final Slots slots;
     private final Scheduler scheduler;
     private final SpaceWaiters space;
+    /** Submitters waiting for a carried-ring cell (apart from {@link #space}: see {@link #awaitCarriedRoom}). */
+    private final SpaceWaiters ringSpace;
     private final WorkerLoop loop;
     private final int capacity;
     /** {@link Scheduler#carriesTasks()}, fixed at construction: read once here, not twice per submit. */
@@ -63,23 +65,24 @@ final class Submission {
     private final boolean submitterQueues;
     // Conditions for SpaceWaiters, made once so waiting allocates nothing.
     private final BooleanSupplier descriptorFree;
-    private final BooleanSupplier carriedRoom;
+    private final BooleanSupplier carriedLowWater;
     private final BooleanSupplier admissionClosed;
 
     Submission(Lifecycle lifecycle, PoolCounters counters, DescriptorTable table, Slots slots, Scheduler scheduler,
-            SpaceWaiters space, WorkerLoop loop, int capacity) {
+            SpaceWaiters space, SpaceWaiters ringSpace, WorkerLoop loop, int capacity) {
         this.lifecycle = lifecycle;
         this.counters = counters;
         this.table = table;
         this.slots = slots;
         this.scheduler = scheduler;
         this.space = space;
+        this.ringSpace = ringSpace;
         this.loop = loop;
         this.capacity = capacity;
         this.carries = scheduler.carriesTasks();
         this.submitterQueues = scheduler.hasSubmitterQueues();
         this.descriptorFree = table::hasFree;
-        this.carriedRoom = scheduler::carriedRoom;
+        this.carriedLowWater = scheduler::carriedLowWater;
         this.admissionClosed = counters::admissionClosed;
     }
 
@@ -176,6 +179,9 @@ final class Submission {
             group.add(1); // before the accept: the task may run (and call done) as soon as it is pushed
         }
         boolean handedOver = false;
+        // The deadline passed while waiting for the low-water mark: one more attempt, since the mark is when a
+        // waiter is woken, not a bound on the queue (a cell freed meanwhile is taken).
+        boolean lastTry = mode == WaitMode.NO_WAIT;
         try {
             for (;;) {
                 if (!counters.tryAcceptCarried(1)) {
@@ -188,13 +194,15 @@ final class Submission {
                     pushCarried(task, group);
                     break;
                 }
-                if (mode == WaitMode.NO_WAIT || !awaitCarriedRoom(mode == WaitMode.UNBOUNDED ? Long.MAX_VALUE
-                        : deadline)) {
+                if (lastTry) {
+                    counters.addRejected(1);
+                    return false;
+                }
+                if (!awaitCarriedRoom(mode == WaitMode.UNBOUNDED ? Long.MAX_VALUE : deadline)) {
                     if (counters.admissionClosed()) {
                         throw rejectedByShutdown();
                     }
-                    counters.addRejected(1);
-                    return false;
+                    lastTry = true;
                 }
             }
             handedOver = true;
@@ -208,15 +216,27 @@ final class Submission {
     }
 
     /**
-     * Waits, not accepted, until the carried ring seems to have room (true), or admission closed or the
-     * deadline ({@code System.nanoTime()} based, {@link Long#MAX_VALUE}: none) passed (false). Parked in
-     * {@link SpaceWaiters}, as a submitter waiting for a descriptor is: a worker that pops a carried task looks
-     * for waiters after its head CAS ({@code WorkerLoop.runCarried}), the pair of the waiter's re-check of
-     * {@code BoundedRing.hasRoom} after it registered. Spinning here instead took a CPU from the very workers
-     * that make the room (three threads on two CPUs).
+     * Waits, not accepted, until the carried ring has drained to half (true), or admission closed or the
+     * deadline ({@code System.nanoTime()} based, {@link Long#MAX_VALUE}: none) passed (false; the caller then
+     * tries once more, so a timed submit still takes a cell that is free at its deadline).
+     *
+     * <h3>Waiting for a carried cell</h3>
+     * Parked in {@link SpaceWaiters} ({@code ringSpace}), as a submitter waiting for a descriptor is in
+     * {@code space}: a worker that pops a carried task looks for waiters after its head CAS and, if the ring
+     * is then at most half full, signals one ({@code WorkerLoop.runCarried}); the waiter re-checks the same
+     * low-water mark after it registered. Hysteresis: one park and one unpark buy the submitter half a ring
+     * of pushes. Resuming at the first free cell cost a futex wake per task on the worker's side and a park per
+     * task on the submitter's, with the ring full throughout (PERFORMANCE_TRACKING 38). Why no wake is lost:
+     * the waiter saw more than half the ring queued after registering, so the pop of the last of those entries
+     * comes after its registration in the total order (each pop's head CAS does), and that pop reads the
+     * waiter's bit; the pop that finds the ring at most half full signals. While other submitters keep the
+     * ring above half, the waiter polls ({@code PARK_CAP_NANOS}): they are the ones making progress. Spinning
+     * instead took a CPU from the very workers that make the room (three threads on two CPUs). The waiters
+     * have their own {@link SpaceWaiters}: in the shared one, a carried waiter sent every worker's descriptor
+     * release to the freelist (Slots, hazard rule 1), and one signal could reach the wrong kind of waiter.
      */
     private boolean awaitCarriedRoom(long deadline) {
-        return space.await(carriedRoom, admissionClosed, deadline) && !counters.admissionClosed();
+        return ringSpace.await(carriedLowWater, admissionClosed, deadline) && !counters.admissionClosed();
     }
 
     /**

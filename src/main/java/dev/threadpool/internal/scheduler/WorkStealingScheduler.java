@@ -234,8 +234,8 @@ final class WorkStealingScheduler implements Scheduler {
     }
 
     @Override
-    public boolean carriedRoom() {
-        return carried.hasRoom();
+    public boolean carriedLowWater() {
+        return carried.atMostHalfFull();
     }
 
     /** A registered Submitter's entries go to its own queue (descriptors), not to the carried ring. */

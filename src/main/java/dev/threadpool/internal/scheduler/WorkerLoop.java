@@ -58,6 +58,8 @@ final class WorkerLoop {
     private final DescriptorTable table;
     private final Slots slots;
     private final SpaceWaiters space;
+    /** Submitters waiting for a carried-ring cell (Submission, "Waiting for a carried cell"). */
+    private final SpaceWaiters ringSpace;
     private final PoolCounters counters;
     private final Idle idle;
     private final WorkerTimes times;
@@ -74,13 +76,15 @@ final class WorkerLoop {
     /** Join halves: an idle worker steals one before it searches; a helper after its queues are empty. */
     private final Joining joining;
 
-    WorkerLoop(Scheduler scheduler, DescriptorTable table, Slots slots, SpaceWaiters space, PoolCounters counters,
+    WorkerLoop(Scheduler scheduler, DescriptorTable table, Slots slots, SpaceWaiters space, SpaceWaiters ringSpace,
+            PoolCounters counters,
             Idle idle, WorkerTimes times, RecentErrors errors, TaskErrorHandler errorHandler, Watchdog watchdog,
             String poolName, boolean timestamps, LogHistogram waitHist, LogHistogram execHist, Joining joining) {
         this.scheduler = scheduler;
         this.table = table;
         this.slots = slots;
         this.space = space;
+        this.ringSpace = ringSpace;
         this.counters = counters;
         this.idle = idle;
         this.times = times;
@@ -203,10 +207,12 @@ final class WorkerLoop {
         WaitGroup group = (WaitGroup) taken[1];
         taken[0] = null; // before the run: a nested pop (helping) reuses the pair
         taken[1] = null;
-        // volatile load of the waiter mask, after our pop's seq_cst head CAS made room: the signaller's half of
-        // the SpaceWaiters handshake with an outside submitter waiting for a carried cell (Submission)
-        if (space.hasWaiters()) {
-            space.signal();
+        // volatile load of the waiter mask, after our pop's seq_cst head CAS made room, then of the ring's head and
+        // tail: the signaller's half of the SpaceWaiters handshake with an outside submitter waiting for the
+        // ring to drain to half (Submission, "Waiting for a carried cell"). Nobody waits: one load of a line
+        // written only while somebody does.
+        if (ringSpace.hasWaiters() && scheduler.carriedLowWater()) {
+            ringSpace.signal();
         }
         final int w = self.index;
         counters.increment(w, PoolCounters.STARTED);
