@@ -60,6 +60,11 @@ final class JoinAwareScheduler implements Scheduler {
     }
 
     @Override
+    public void signalCarried(int n) {
+        topology.signalCarried(n);
+    }
+
+    @Override
     public long next(WorkerThread self) {
         return topology.next(self);
     }

@@ -111,6 +111,11 @@ final class LaneScheduler implements Scheduler {
     }
 
     @Override
+    public void signalCarried(int n) {
+        defaults.signalCarried(n);
+    }
+
+    @Override
     public int tryEnqueueMany(WorkerThread self, long[] entries, int from, int n, Lane lane) {
         return lane == Lane.BLOCKING ? blocking.pushMany(entries, from, n)
                 : defaults.tryEnqueueMany(self, entries, from, n, lane);

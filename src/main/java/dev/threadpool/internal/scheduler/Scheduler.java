@@ -54,8 +54,9 @@ import dev.threadpool.internal.stats.RecentErrors;
  * {@link #PENDING_PARK_NANOS}. The producer's wake normally ends that park: the producer's idle-mask load
  * follows its publish, so if that load misses the worker's announcement, the publish precedes the worker's
  * re-check, which then sees it. That "so" needs a StoreLoad barrier between the publish and the mask load.
- * WORK_STEALING's signalWork has one (the full fence it needs for local-queue pushes); GLOBAL_QUEUE and the
- * blocking lane do not (it would add a locked instruction to every submit), and there the load may pass the
+ * WORK_STEALING's signalWork has one (the full fence it needs for local-queue pushes); GLOBAL_QUEUE, the
+ * blocking lane and every topology's carried pushes ({@link #signalCarried}) do not (it would add a locked
+ * instruction to every submit, which stalls on the cell line's ownership), and there the load may pass the
  * still-buffered publish. The bound covers exactly that window (one rule for every topology: where the fence
  * exists the bound is never needed, and costs nothing unless a producer is mid-push). The jcstress test
  * {@code RingPublishParkTest} shows the window without the fence and shows that the fence closes it.
@@ -146,6 +147,16 @@ interface Scheduler {
      */
     default boolean tryEnqueueCarried(Runnable task, WaitGroup group) {
         throw new UnsupportedOperationException("this topology does not carry tasks");
+    }
+
+    /**
+     * {@link #signalWork} after {@code n} carried pushes (of the default lane). A topology whose signalWork
+     * fences for its other queues may skip that fence here: the carried push's tail CAS is seq_cst, and a
+     * publish still buffered when the idle mask is loaded is the claimed-but-unpublished case, whose park is
+     * bounded (see "Claimed but unpublished ring cells").
+     */
+    default void signalCarried(int n) {
+        signalWork(n, Lane.DEFAULT);
     }
 
     /**

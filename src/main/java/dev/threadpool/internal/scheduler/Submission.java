@@ -16,7 +16,8 @@ import java.util.function.BooleanSupplier;
  *      own, not under TimestampMode.FULL: see {@link #carried}): no descriptor at all
  *        admission check, accept (counters.tryAcceptCarried), the task and group into a cell of the carried
  *        ring (scheduler.tryEnqueueCarried: BoundedRing, "Carried tasks"); full: the accept taken back, then
- *        per WaitMode wait for room (spin, then park) and try again, or refuse; signal
+ *        per WaitMode wait, parked, until the ring has drained to half ({@link #awaitCarriedRoom}) and try
+ *        again, or refuse; signal
  *   1. admission check        Lifecycle.checkAccepting (a volatile load; refused once shutdown began)
  *   2. descriptor             Slots.acquireFast: worker cache | submitter cache | freelist
  *        none free:           per WaitMode: NO_WAIT false | UNTIL_DEADLINE wait (SpaceWaiters)
@@ -211,7 +212,7 @@ final class Submission {
                 group.done();
             }
         }
-        scheduler.signalWork(1, laneOf(flags));
+        scheduler.signalCarried(1);
         return true;
     }
 
@@ -305,7 +306,7 @@ final class Submission {
                     }
                 }
                 if (k > 0) {
-                    scheduler.signalWork(k, lane);
+                    scheduler.signalCarried(k);
                 }
                 i += k;
                 done += k;

@@ -79,7 +79,8 @@ import java.util.function.IntPredicate;
  * sequences (a published entry; {@link #pendingPush} reports a claimed, unpublished one), every local queue's head/tail (not
  * the bitmap, which is only a hint) and every LIFO slot. Submitters publish (seq_cst CAS / getAndSet, or a
  * release store: the local queue's tail, the inject cell's sequence; each followed by the full fence in
- * {@link #signalWork}) and then run the {@link WakeCoalescer} rule; see there for why no entry is left with
+ * {@link #signalWork}; a carried push has no fence, {@link #signalCarried}, and is covered by
+ * {@link #pendingPush}'s bounded park instead) and then run the {@link WakeCoalescer} rule; see there for why no entry is left with
  * every worker parked, and for the pass-on that keeps an entry from waiting behind a searcher that took
  * another one.
  */
@@ -253,6 +254,22 @@ final class WorkStealingScheduler implements Scheduler {
             gauge.observe(Lane.DEFAULT, sharedSize());
         }
         signalWork();
+    }
+
+    /**
+     * After carried pushes: as {@link #signalWork(int, Lane)} without its fence, as GLOBAL_QUEUE's. The push's
+     * tail CAS is seq_cst, so a worker that announces after our idle-mask load finds the ring non-empty
+     * ({@link #pendingPush}) even if the cell's publish (a release store) is still in our store buffer; it
+     * then parks for at most {@code PENDING_PARK_NANOS} (Scheduler, "Claimed but unpublished ring cells"). The
+     * fence cost the submitter a stall on the cell line's ownership per task, in a flood where the submitter is
+     * the bottleneck (PERFORMANCE_TRACKING 40).
+     */
+    @Override
+    public void signalCarried(int n) {
+        if (QueueDepthGauge.sample(n)) {
+            gauge.observe(Lane.DEFAULT, sharedSize());
+        }
+        wake.signalWork();
     }
 
     /** The wake half of {@link #signalWork(int, Lane)}: the fence, then the WakeCoalescer rule. */
