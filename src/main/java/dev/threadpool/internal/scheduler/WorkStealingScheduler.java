@@ -8,13 +8,11 @@ import dev.threadpool.internal.memory.PoolMemory;
 import dev.threadpool.internal.queue.BoundedRing;
 import dev.threadpool.internal.queue.LifoSlot;
 import dev.threadpool.internal.queue.QueueEntry;
-import dev.threadpool.internal.queue.RingQueue;
 import dev.threadpool.internal.stats.PoolCounters;
 import dev.threadpool.internal.stats.QueueDepthGauge;
 import dev.threadpool.internal.stats.RecentErrors;
 import dev.threadpool.internal.stats.Timestamps;
 import java.lang.invoke.VarHandle;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.IntPredicate;
 
 /**
@@ -31,26 +29,12 @@ import java.util.function.IntPredicate;
  * </pre>
  *
  * <h2>Submitter queues</h2>
- * Each of the 64 submitter slots has its own SPMC {@link RingQueue} (capacity {@code localQueueCapacity}),
- * allocated with the pool (WORK_STEALING only: LANE_EXTENSION, which composes this class, builds it without
- * them, and its Submitters take the external path). The registered submitter's thread is its owner (it pushes); workers steal from it
- * ({@link RingQueue#stealHalf} into their own queue), visiting only slots whose bit is set in the
- * {@link SubmitterRegistry} mask. Ownership passes from one registration of a slot to the next through the
- * registry's RMWs (release, then the next claim's CAS), so the next owner's plain read of the tail is
- * current. {@link #closeSubmitter} moves what is left to the inject ring with CAS steals and then runs the
- * wake rule, before the slot's bit is cleared.
- *
- * <p>Why the park re-check cannot miss a submitter entry: a submitter push is a release store of the tail
- * followed by the full fence in {@link #signalWork}, exactly like a local-queue push, and the slot's bit was
- * set (by the registration CAS) before any push of that registration. A worker whose re-check reads the mask
- * before the bit was set announced before the registration, hence before the push, and the push's idle-mask
- * load sees it. A re-check that reads the bit already cleared by close follows the move to the inject ring
- * or else precedes it; in the second case the worker announced before the move, and the mover's
- * signalWork sees it.</p>
+ * WORK_STEALING's 64 submitter slots each have an SPMC queue of their own ({@link SubmitterQueues}: ownership,
+ * and why the park re-check cannot miss one of their entries); LANE_EXTENSION builds this class without them.
  *
  * <h2>Worker loop ({@link #next})</h2>
  * <pre>
- *   every 61st call: inject first (so a busy local queue cannot starve the ring; Tokio's global poll)
+ *   every 61st call: inject first, then carried (a busy local queue cannot starve the rings; Tokio's global poll)
  *   LIFO slot w, at most MAX_LIFO_RUNS times in a row (a task resubmitting itself cannot starve the rest)
  *   local queue w
  *   carried ring: one entry, run as popped (chained wake if more are left)     } alternating which of the
@@ -89,24 +73,6 @@ final class WorkStealingScheduler implements Scheduler {
     static final int MAX_LIFO_RUNS = 3;
     /** Every this many calls the inject ring is polled first. */
     static final int INJECT_POLL_INTERVAL = 61;
-    /**
-     * A submitter slot index modulo {@link SubmitterRegistry#MAX_SUBMITTERS} (64, one bit each of the registry's
-     * one-long mask): wraps the rotating start of the submitter-queue scan and a rotated bit index.
-     */
-    private static final int SUBMITTER_SLOT_MASK = SubmitterRegistry.MAX_SUBMITTERS - 1;
-    /**
-     * {@link #closeSubmitter}: tries on a full inject ring with only {@link Thread#onSpinWait} between them, before
-     * it parks between tries ({@link #CLOSE_PARK_NANOS}). The ring is full only of entries workers are draining,
-     * so room often comes while it spins (of the order of microseconds).
-     */
-    static final int CLOSE_SPINS_BEFORE_PARK = 100;
-    /**
-     * {@link #closeSubmitter}: the park between two tries once {@link #CLOSE_SPINS_BEFORE_PARK} are spent (50 µs).
-     * A ring still full after the spins waits for workers busy in long tasks; polling it at this period costs
-     * little CPU and delays the close by at most one period after room appears.
-     */
-    static final long CLOSE_PARK_NANOS = 50_000L;
-
     /** Owner-only state of one worker; plain fields, touched only from that worker's thread. */
     private static final class WorkerState {
         int tick;
@@ -141,12 +107,8 @@ final class WorkStealingScheduler implements Scheduler {
     private final WorkerState[] states;
     private final int workers;
     private final int stealBatch;
-    private final SubmitterRegistry submitters;
-    /**
-     * The submitter queues, indexed by submitter slot; owner = the slot's registered thread. Empty when built
-     * without them (LANE_EXTENSION): then the registry's mask never selects a queue here.
-     */
-    private final RingQueue[] submitterQueues;
+    /** The registered submitters' own queues; none when built without them (LANE_EXTENSION). */
+    private final SubmitterQueues submitterQueues;
     private final QueueDepthGauge gauge;
     /** {@link #hasWork} for {@link WakeCoalescer#passOn}; made once, so a pass-on allocates nothing. */
     private final IntPredicate publishedWork = this::hasWork;
@@ -162,12 +124,9 @@ final class WorkStealingScheduler implements Scheduler {
         boolean stamps = Timestamps.COMPILED && config.timestampMode() == TimestampMode.FULL;
         this.carried = stamps ? null : new BoundedRing(memory, "carried-task ring", inject.capacity(), true);
         this.parking = parking;
-        this.submitters = submitters;
         this.gauge = gauge;
-        this.submitterQueues = new RingQueue[withSubmitterQueues ? SubmitterRegistry.MAX_SUBMITTERS : 0];
-        for (int k = 0; k < submitterQueues.length; k++) {
-            submitterQueues[k] = new RingQueue(memory, "submitter queue " + k, config.localQueueCapacity());
-        }
+        this.submitterQueues = new SubmitterQueues(memory, submitters, withSubmitterQueues,
+                config.localQueueCapacity());
         this.counters = counters;
         this.workers = config.workerSlots(); // LANE_EXTENSION: its overflow workers too
         this.stealBatch = config.stealBatchSize();
@@ -242,7 +201,7 @@ final class WorkStealingScheduler implements Scheduler {
     /** A registered Submitter's entries go to its own queue (descriptors), not to the carried ring. */
     @Override
     public boolean hasSubmitterQueues() {
-        return submitterQueues.length > 0;
+        return submitterQueues.exist();
     }
 
     @Override
@@ -422,31 +381,16 @@ final class WorkStealingScheduler implements Scheduler {
 
     /** Steal-half from the queue of some registered submitter, from a rotating start; EMPTY if all empty. */
     private long stealFromSubmitters(int w, WorkerState st) {
-        // volatile load: which slots are registered; a miss is caught by the park re-check (hasWork).
-        long m = submitters.mask();
-        if (m == 0 || submitterQueues.length == 0) {
-            return QueueEntry.EMPTY;
-        }
         int start = st.submitterStart;
-        st.submitterStart = (start + 1) & SUBMITTER_SLOT_MASK;
-        long rotated = Long.rotateRight(m, start);
-        while (rotated != 0) {
-            int k = (Long.numberOfTrailingZeros(rotated) + start) & SUBMITTER_SLOT_MASK;
-            rotated &= rotated - 1;
-            RingQueue q = submitterQueues[k];
-            if (q.size() == 0) { // volatile loads: skip an empty queue without a CAS
-                continue;
-            }
-            long e = locals.stealHalfFrom(q, w, stealBatch);
-            if (e != QueueEntry.EMPTY) {
-                counters.increment(w, PoolCounters.STEALS);
-                if (locals.size(w) > 0 || q.size() > 0) {
-                    chainWake(st); // we took more than one, or the submitter's queue still holds some
-                }
-                return e;
+        st.submitterStart = SubmitterQueues.nextStart(start);
+        long e = submitterQueues.stealInto(locals, w, stealBatch, start);
+        if (e != QueueEntry.EMPTY) {
+            counters.increment(w, PoolCounters.STEALS);
+            if (locals.size(w) > 0 || submitterQueues.anyQueued()) {
+                chainWake(st); // we took more than one, or a submitter's queue still holds some
             }
         }
-        return QueueEntry.EMPTY;
+        return e;
     }
 
     private long steal(int w, WorkerState st) {
@@ -489,14 +433,9 @@ final class WorkStealingScheduler implements Scheduler {
                 return true;
             }
         }
-        // volatile loads of the registry mask, then of each registered queue's head and tail (see the class
-        // comment, "Why the park re-check cannot miss a submitter entry").
-        for (long m = submitterQueues.length == 0 ? 0 : submitters.mask(); m != 0; m &= m - 1) {
-            if (submitterQueues[Long.numberOfTrailingZeros(m)].size() > 0) {
-                return true;
-            }
-        }
-        return false;
+        // volatile loads of the registry mask, then of each registered queue's head and tail (SubmitterQueues,
+        // "Why the park re-check cannot miss a submitter entry")
+        return submitterQueues.anyQueued();
     }
 
     /** Volatile loads of the shared rings' heads and tails: a claimed cell its producer has not published. */
@@ -539,13 +478,7 @@ final class WorkStealingScheduler implements Scheduler {
                 return e;
             }
         }
-        for (RingQueue q : submitterQueues) { // every slot, registered or not: the sweep is cold
-            e = q.steal();
-            if (e != QueueEntry.EMPTY) {
-                return e;
-            }
-        }
-        return QueueEntry.EMPTY;
+        return submitterQueues.drainOne(); // every slot, registered or not: the sweep is cold
     }
 
     // =====================================================================================================
@@ -554,38 +487,18 @@ final class WorkStealingScheduler implements Scheduler {
 
     @Override
     public boolean tryEnqueueFromSubmitter(int slot, long entry) {
-        return submitterQueues[slot].tryPush(entry); // owner push: release store of tail; signalWork fences
+        return submitterQueues.tryPush(slot, entry); // owner push: release store of tail; signalWork fences
     }
 
     @Override
     public int tryEnqueueManyFromSubmitter(int slot, long[] entries, int from, int n) {
-        RingQueue q = submitterQueues[slot];
-        int k = 0;
-        while (k < n && q.tryPush(entries[from + k])) {
-            k++;
-        }
-        return k;
+        return submitterQueues.tryPushMany(slot, entries, from, n);
     }
 
     @Override
     public void closeSubmitter(int slot) {
-        RingQueue q = submitterQueues[slot];
-        int moved = 0;
-        long e;
-        while ((e = q.steal()) != QueueEntry.EMPTY) { // CAS on head: races workers' steals, each entry once
-            for (int spins = 0; !inject.tryPush(e); spins++) {
-                // The ring holds at most queueCapacity live entries; it is full only of entries workers are
-                // draining right now (or stale ones they drop), so room comes. Never drop one.
-                if (spins < CLOSE_SPINS_BEFORE_PARK) {
-                    Thread.onSpinWait();
-                } else {
-                    LockSupport.parkNanos(this, CLOSE_PARK_NANOS);
-                }
-            }
-            moved++;
-        }
-        if (moved > 0) {
-            signalWork(); // after the seq_cst pushes: see the class comment
+        if (submitterQueues.moveToInject(slot, inject) > 0) {
+            signalWork(); // after the seq_cst pushes, before the slot's bit is cleared: SubmitterQueues
         }
     }
 
@@ -610,10 +523,7 @@ final class WorkStealingScheduler implements Scheduler {
                 d++;
             }
         }
-        for (long m = submitterQueues.length == 0 ? 0 : submitters.mask(); m != 0; m &= m - 1) {
-            d += submitterQueues[Long.numberOfTrailingZeros(m)].size();
-        }
-        return d;
+        return d + submitterQueues.depth();
     }
 
     @Override
