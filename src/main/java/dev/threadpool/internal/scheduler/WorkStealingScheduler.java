@@ -190,7 +190,7 @@ final class WorkStealingScheduler implements Scheduler {
         if (carried == null) {
             throw new UnsupportedOperationException("TimestampMode.FULL: every task takes a descriptor");
         }
-        return carried.tryPushCarried(task, group); // seq_cst CAS on tail; signalWork's fence follows anyway
+        return carried.tryPushCarried(task, group); // seq_cst CAS on tail: step a of the handshake (signalCarried)
     }
 
     @Override
