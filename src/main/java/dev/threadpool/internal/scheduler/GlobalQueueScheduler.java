@@ -2,13 +2,11 @@ package dev.threadpool.internal.scheduler;
 
 import dev.threadpool.Lane;
 import dev.threadpool.PoolConfig;
-import dev.threadpool.TimestampMode;
 import dev.threadpool.WaitGroup;
 import dev.threadpool.internal.memory.PoolMemory;
 import dev.threadpool.internal.queue.BoundedRing;
 import dev.threadpool.internal.queue.QueueEntry;
 import dev.threadpool.internal.stats.QueueDepthGauge;
-import dev.threadpool.internal.stats.Timestamps;
 
 /**
  * GLOBAL_QUEUE topology: one MPMC {@link BoundedRing} that every submitter pushes to and every worker pops
@@ -48,8 +46,7 @@ final class GlobalQueueScheduler implements Scheduler {
     GlobalQueueScheduler(PoolMemory memory, PoolConfig config, BoundedRing inject, ParkingLot parking,
             QueueDepthGauge gauge) {
         this.inject = inject;
-        boolean stamps = Timestamps.COMPILED && config.timestampMode() == TimestampMode.FULL;
-        this.carried = stamps ? null : new BoundedRing(memory, "carried-task ring", inject.capacity(), true);
+        this.carried = Scheduler.carriedRing(memory, config, inject.capacity());
         this.parking = parking;
         this.gauge = gauge;
         this.wake = new WakeCoalescer(memory, parking, config.wakeCoalesceBatch());

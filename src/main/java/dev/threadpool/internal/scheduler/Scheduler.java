@@ -3,6 +3,7 @@ package dev.threadpool.internal.scheduler;
 import dev.threadpool.Lane;
 import dev.threadpool.PoolConfig;
 import dev.threadpool.SchedulerVariant;
+import dev.threadpool.TimestampMode;
 import dev.threadpool.WaitGroup;
 import dev.threadpool.internal.memory.PoolMemory;
 import dev.threadpool.internal.queue.BoundedRing;
@@ -10,6 +11,7 @@ import dev.threadpool.internal.queue.QueueEntry;
 import dev.threadpool.internal.stats.PoolCounters;
 import dev.threadpool.internal.stats.QueueDepthGauge;
 import dev.threadpool.internal.stats.RecentErrors;
+import dev.threadpool.internal.stats.Timestamps;
 
 /**
  * The queue topology of a pool: where an accepted entry goes, where a worker looks for its next entry, what
@@ -135,6 +137,15 @@ interface Scheduler {
     // default-lane submits from outside the pool then take no descriptor. Every topology has one (WORK_STEALING's
     // workers pop it directly: refills and steal-half move entries between rings, which carried references
     // cannot follow), except with TimestampMode.FULL, whose stamps live in descriptors.
+
+    /**
+     * The carried-task ring of a topology of {@code config} ({@code capacity} cells), or null when tasks are not
+     * carried: TimestampMode.FULL keeps every task on a descriptor, where its stamps live.
+     */
+    static BoundedRing carriedRing(PoolMemory memory, PoolConfig config, int capacity) {
+        boolean stamps = Timestamps.COMPILED && config.timestampMode() == TimestampMode.FULL;
+        return stamps ? null : new BoundedRing(memory, "carried-task ring", capacity, true);
+    }
 
     /** Whether {@link #tryEnqueueCarried} works: the topology's ring carries tasks. */
     default boolean carriesTasks() {

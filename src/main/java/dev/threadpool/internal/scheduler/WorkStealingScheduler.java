@@ -2,7 +2,6 @@ package dev.threadpool.internal.scheduler;
 
 import dev.threadpool.Lane;
 import dev.threadpool.PoolConfig;
-import dev.threadpool.TimestampMode;
 import dev.threadpool.WaitGroup;
 import dev.threadpool.internal.memory.PoolMemory;
 import dev.threadpool.internal.queue.BoundedRing;
@@ -11,7 +10,6 @@ import dev.threadpool.internal.queue.QueueEntry;
 import dev.threadpool.internal.stats.PoolCounters;
 import dev.threadpool.internal.stats.QueueDepthGauge;
 import dev.threadpool.internal.stats.RecentErrors;
-import dev.threadpool.internal.stats.Timestamps;
 import java.lang.invoke.VarHandle;
 import java.util.function.IntPredicate;
 
@@ -84,8 +82,6 @@ final class WorkStealingScheduler implements Scheduler {
          * wake on (WakeCoalescer, "The pass-on rule"), unless it ran a chained wake, which is the same wake.
          */
         boolean owesWake;
-        /** Which of the two shared rings (carried, inject) this worker's next look tries first (alternates). */
-        boolean carriedFirst;
         final long[] batch;
         final long[] scratch;
         final long[] failures = new long[1];
@@ -121,8 +117,7 @@ final class WorkStealingScheduler implements Scheduler {
             PoolCounters counters, SubmitterRegistry submitters, QueueDepthGauge gauge, RecentErrors errors,
             boolean withSubmitterQueues) {
         this.inject = inject;
-        boolean stamps = Timestamps.COMPILED && config.timestampMode() == TimestampMode.FULL;
-        this.carried = stamps ? null : new BoundedRing(memory, "carried-task ring", inject.capacity(), true);
+        this.carried = Scheduler.carriedRing(memory, config, inject.capacity());
         this.parking = parking;
         this.gauge = gauge;
         this.submitterQueues = new SubmitterQueues(memory, submitters, withSubmitterQueues,
@@ -337,7 +332,7 @@ final class WorkStealingScheduler implements Scheduler {
         if (carried == null) {
             return refillFromInject(self.index, st);
         }
-        boolean carriedFirst = st.carriedFirst = !st.carriedFirst;
+        boolean carriedFirst = self.carriedFirst = !self.carriedFirst; // owner-only field
         long e = carriedFirst ? popCarried(self, st) : refillFromInject(self.index, st);
         if (e == QueueEntry.EMPTY) {
             e = carriedFirst ? refillFromInject(self.index, st) : popCarried(self, st);

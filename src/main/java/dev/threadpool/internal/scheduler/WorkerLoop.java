@@ -150,20 +150,7 @@ final class WorkerLoop {
             // submitNanos: plain, written before the publishing release store our tryStart's acquire load observed
             waitHist.record(w, startNanos - table.submitNanos(idx));
         }
-        Thread.interrupted(); // a task never inherits an interrupt aimed at an earlier one
-        // LANE_EXTENSION default-lane workers publish what they run to the watchdog; false elsewhere
-        final boolean watched = self.watched;
-        final long outerRun = watched ? watchdog.taskStarted(self) : 0L;
-        Throwable failure = null;
-        try {
-            task.run();
-        } catch (Throwable t) {
-            failure = t;
-        }
-        if (watched) {
-            watchdog.taskEnded(self, outerRun);
-        }
-        Thread.interrupted(); // nor does the worker keep one a task left behind
+        Throwable failure = runTask(self, task);
         if (Timestamps.COMPILED && timestamps) {
             long endNanos = System.nanoTime();
             table.setEndNanos(idx, endNanos);
@@ -186,11 +173,38 @@ final class WorkerLoop {
             counters.increment(w, PoolCounters.RELEASED);
             counters.increment(w, outcomeCounter); // after the release: see "Rules"
         }
+        groupDone(group);
+    }
+
+    /**
+     * Runs a task taken from a queue on {@code self}: its interrupt status cleared before and after, the
+     * watchdog told (LANE_EXTENSION's default-lane workers; {@code watched} is false elsewhere); returns what it
+     * threw, or null. Never throws.
+     */
+    private Throwable runTask(WorkerThread self, Runnable task) {
+        Thread.interrupted(); // a task never inherits an interrupt aimed at an earlier one
+        final boolean watched = self.watched;
+        final long outerRun = watched ? watchdog.taskStarted(self) : 0L;
+        Throwable failure = null;
+        try {
+            task.run();
+        } catch (Throwable t) {
+            failure = t;
+        }
+        if (watched) {
+            watchdog.taskEnded(self, outerRun);
+        }
+        Thread.interrupted(); // nor does the worker keep one a task left behind
+        return failure;
+    }
+
+    /** The task's group, if any, counts it done; a group the user drove negative is contained and recorded. */
+    private void groupDone(WaitGroup group) {
         if (group != null) {
             try {
                 group.done();
             } catch (RuntimeException misuse) {
-                errors.record(misuse); // the user drove the group negative; contain it
+                errors.record(misuse);
             }
         }
     }
@@ -216,30 +230,12 @@ final class WorkerLoop {
         }
         final int w = self.index;
         counters.increment(w, PoolCounters.STARTED);
-        Thread.interrupted(); // a task never inherits an interrupt aimed at an earlier one
-        final boolean watched = self.watched; // LANE_EXTENSION's default lane: as in runEntry
-        final long outerRun = watched ? watchdog.taskStarted(self) : 0L;
-        Throwable failure = null;
-        try {
-            task.run();
-        } catch (Throwable t) {
-            failure = t;
-        }
-        if (watched) {
-            watchdog.taskEnded(self, outerRun);
-        }
-        Thread.interrupted(); // nor does the worker keep one a task left behind
+        Throwable failure = runTask(self, task);
         if (failure != null) {
             onFailure(task, failure);
         }
         counters.increment(w, failure != null ? PoolCounters.FAILED : PoolCounters.COMPLETED);
-        if (group != null) {
-            try {
-                group.done();
-            } catch (RuntimeException misuse) {
-                errors.record(misuse); // the user drove the group negative; contain it
-            }
-        }
+        groupDone(group);
     }
 
     /** JFR TaskLatency for one task in {@link PoolEvents#LATENCY_SAMPLE_EVERY} (TimestampMode.FULL only). */

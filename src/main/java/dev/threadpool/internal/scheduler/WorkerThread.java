@@ -26,7 +26,7 @@ public final class WorkerThread extends Thread {
      * Owner-only.
      */
     final Object[] taken = new Object[2];
-    /** GLOBAL_QUEUE: which of its two rings this worker's next pop tries first (alternates; owner-only). */
+    /** Which of the shared rings (carried, inject) this worker's next look tries first (alternates; owner-only). */
     boolean carriedFirst;
     /** The CPU to pin this worker to when it starts, or -1 (PoolConfig.workerCpus). Set before start. */
     int cpu = -1;
