@@ -72,15 +72,12 @@ public final class Mem {
         return (long) LONG.getAndBitwiseAnd(s, off, bits);
     }
 
-    /** Single-writer increment: a plain read of the owner's own value, then a release store. */
-    public static void incrementOwnedRelease(MemorySegment s, long off) {
-        LONG.setRelease(s, off, (long) LONG.get(s, off) + 1L);
-    }
-
     // ---- long at a raw address (only when RAW; see native-notes/FFM.md, "Raw addresses") ------------
     // No liveness or bounds check: the caller guarantees the block at the address is allocated for the whole
-    // access. Used only by structures that the pool's own workers alone touch, whose blocks are freed after
-    // every worker has been joined (WorkDeque's owner and thief operations).
+    // access. Used only where that is argued at the use (native-notes/FFM.md, "Raw addresses"): accesses by the
+    // pool's own workers to blocks freed after every worker has been joined (WorkDeque's owner and thief
+    // operations, a worker's own counters), and a carrying BoundedRing's push and pop, which run only while
+    // the task is accepted or on a worker.
     public static long getLongPlainAt(long address) { return (long) LONG.get(ALL, address); }
     public static void setLongPlainAt(long address, long v) { LONG.set(ALL, address, v); }
     public static long getLongOpaqueAt(long address) { return (long) LONG.getOpaque(ALL, address); }

@@ -76,6 +76,17 @@ import java.lang.foreign.MemorySegment;
  * can meet it retries until the consumer frees the cell ({@code Submission.waitForRingRoom},
  * {@code closeSubmitter}, the popMany overflow path); none drops an entry. Partial batches: each cell is a
  * separate entry, so a partial view only delays its later entries.
+ *
+ * <h2>Access: raw addresses for a carrying ring's push and pop</h2>
+ * A carrying ring's {@link #tryPushCarried} and {@link #tryPop(Object[])} reach the block by raw address
+ * ({@link Mem#getLongAcquireAt} and siblings, through one segment constant) where {@link Mem#RAW}, as
+ * {@code WorkDeque} does: through the segment held in a field, each access reloads its address, size and session
+ * and redoes the checks (a push and a pop of one thread, 22.5-25.4 ns a pair that way, 14.4-17.9 ns by address:
+ * PERFORMANCE_TRACKING 44). Sound because neither can run once the block is freed: a carried push runs only
+ * while its task is accepted and not yet pushed, so the shutdown that precedes the arena's close waits for that
+ * task to end, which it cannot before the push; a pop runs on a worker (joined before the close) or in the
+ * lifecycle's sweep, inside its arena-caller region (native-notes/FFM.md, "Raw addresses"). Every other
+ * method (the occupancy reads any thread may make, a plain ring's operations) keeps the checked accesses.
  */
 public final class BoundedRing {
 
@@ -118,6 +129,11 @@ public final class BoundedRing {
      * unless the ring carries tasks. Plain accesses, ordered by the cell's sequence word.
      */
     private final Object[] carried;
+    /**
+     * The block's address where a carrying ring takes its push and pop by raw address ({@link Mem#RAW}; "Access"
+     * in the class comment), else 0: every access then goes through {@link #seg}.
+     */
+    private final long base;
 
     public BoundedRing(PoolMemory memory, String purpose, int capacity) {
         this(memory, purpose, capacity, false);
@@ -129,6 +145,7 @@ public final class BoundedRing {
         this.mask = capacity - 1;
         this.carried = carriesTasks ? new Object[2 * capacity] : null;
         this.seg = memory.allocate(purpose, Layout.byteSize(capacity));
+        this.base = carriesTasks && Mem.RAW ? seg.address() : 0L;
         for (long p = 0; p < capacity; p++) {
             Mem.setLongPlain(seg, cell(p) + Layout.CELL_SEQ_OFFSET, p);
         }
@@ -155,6 +172,41 @@ public final class BoundedRing {
     /** Whether this ring carries tasks' references in its cells ({@link #tryPushCarried}). */
     public boolean carriesTasks() {
         return carried != null;
+    }
+
+    // ---- the one-entry push and pop's accesses: at a raw address on a carrying ring where Mem.RAW ("Access" in
+    // the class comment), else by segment. Only the address (base != 0) or only the segment is used, never both.
+
+    private long plain(long off) {
+        return base != 0 ? Mem.getLongPlainAt(base + off) : Mem.getLongPlain(seg, off);
+    }
+
+    private long opaque(long off) {
+        return base != 0 ? Mem.getLongOpaqueAt(base + off) : Mem.getLongOpaque(seg, off);
+    }
+
+    private long acquire(long off) {
+        return base != 0 ? Mem.getLongAcquireAt(base + off) : Mem.getLongAcquire(seg, off);
+    }
+
+    private void setPlain(long off, long v) {
+        if (base != 0) {
+            Mem.setLongPlainAt(base + off, v);
+        } else {
+            Mem.setLongPlain(seg, off, v);
+        }
+    }
+
+    private void setRelease(long off, long v) {
+        if (base != 0) {
+            Mem.setLongReleaseAt(base + off, v);
+        } else {
+            Mem.setLongRelease(seg, off, v);
+        }
+    }
+
+    private boolean cas(long off, long expect, long update) {
+        return base != 0 ? Mem.casLongAt(base + off, expect, update) : Mem.casLong(seg, off, expect, update);
     }
 
     private long cell(long pos) {
@@ -204,33 +256,31 @@ public final class BoundedRing {
 
     /** Claims the next position for one push (its cell free): the position, or -1 when the ring is full. */
     private long claimPush() {
-        final MemorySegment s = seg;
-        long pos = Mem.getLongOpaque(s, Layout.TAIL_OFFSET); // a hint; the CAS below validates it
+        long pos = opaque(Layout.TAIL_OFFSET); // a hint; the CAS below validates it
         for (;;) {
             // acquire: pairs with the consumer's release of seq = pos (freeing the cell one lap ago), so its
             // read of the old value (and of a carried cell's references) happens-before our overwrite.
-            long dif = Mem.getLongAcquire(s, cell(pos) + Layout.CELL_SEQ_OFFSET) - pos;
+            long dif = acquire(cell(pos) + Layout.CELL_SEQ_OFFSET) - pos;
             if (dif == 0) {
-                if (Mem.casLong(s, Layout.TAIL_OFFSET, pos, pos + 1)) { // claim: linearization point
+                if (cas(Layout.TAIL_OFFSET, pos, pos + 1)) { // claim: linearization point
                     return pos;
                 }
-                pos = Mem.getLongOpaque(s, Layout.TAIL_OFFSET);
+                pos = opaque(Layout.TAIL_OFFSET);
             } else if (dif < 0) {
                 return -1; // the cell still holds the entry of pos - capacity: full
             } else {
-                pos = Mem.getLongOpaque(s, Layout.TAIL_OFFSET); // another producer claimed pos
+                pos = opaque(Layout.TAIL_OFFSET); // another producer claimed pos
             }
         }
     }
 
     /** Writes claimed position {@code pos}'s value and publishes it (and anything written before). */
     private void publish(long pos, long value) {
-        final MemorySegment s = seg;
         long c = cell(pos);
-        Mem.setLongPlain(s, c + Layout.CELL_VALUE_OFFSET, value);
+        setPlain(c + Layout.CELL_VALUE_OFFSET, value);
         // release: publishes the value (and a carried cell's references); pairs with the consumer's acquire of
         // seq == pos + 1.
-        Mem.setLongRelease(s, c + Layout.CELL_SEQ_OFFSET, pos + 1);
+        setRelease(c + Layout.CELL_SEQ_OFFSET, pos + 1);
     }
 
     /**
@@ -295,16 +345,15 @@ public final class BoundedRing {
      * {@code taken} (two slots at least) is needed only on a ring that carries tasks.
      */
     public long tryPop(Object[] taken) {
-        final MemorySegment s = seg;
-        long pos = Mem.getLongOpaque(s, Layout.HEAD_OFFSET);
+        long pos = opaque(Layout.HEAD_OFFSET);
         for (;;) {
             long c = cell(pos);
             // acquire: pairs with the producer's release of seq = pos + 1, making its value visible.
-            long seq = Mem.getLongAcquire(s, c + Layout.CELL_SEQ_OFFSET);
+            long seq = acquire(c + Layout.CELL_SEQ_OFFSET);
             long dif = seq - (pos + 1);
             if (dif == 0) {
-                if (Mem.casLong(s, Layout.HEAD_OFFSET, pos, pos + 1)) { // claim: linearization point
-                    long v = Mem.getLongPlain(s, c + Layout.CELL_VALUE_OFFSET);
+                if (cas(Layout.HEAD_OFFSET, pos, pos + 1)) { // claim: linearization point
+                    long v = plain(c + Layout.CELL_VALUE_OFFSET);
                     if (v == QueueEntry.CARRIED) {
                         // plain: published with the value by the producer's release of seq = pos + 1; read and
                         // cleared before our release below, which the producer of pos + capacity acquires.
@@ -316,14 +365,14 @@ public final class BoundedRing {
                         refs[k + 1] = null;
                     }
                     // release: frees the cell for the producer of pos + capacity; pairs with its acquire.
-                    Mem.setLongRelease(s, c + Layout.CELL_SEQ_OFFSET, pos + capacity);
+                    setRelease(c + Layout.CELL_SEQ_OFFSET, pos + capacity);
                     return v;
                 }
-                pos = Mem.getLongOpaque(s, Layout.HEAD_OFFSET);
+                pos = opaque(Layout.HEAD_OFFSET);
             } else if (dif < 0) {
                 return QueueEntry.EMPTY; // not yet published for pos: empty (or a producer mid-publish)
             } else {
-                pos = Mem.getLongOpaque(s, Layout.HEAD_OFFSET); // another consumer took pos
+                pos = opaque(Layout.HEAD_OFFSET); // another consumer took pos
             }
         }
     }

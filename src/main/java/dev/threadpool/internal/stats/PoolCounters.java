@@ -18,7 +18,8 @@ import java.lang.foreign.MemorySegment;
  *   <li>The cold counters ({@code CANCELLED}, {@code REJECTED}, {@code RELEASED_OTHER}) are written with
  *       atomic adds by whoever cancels, rejects or releases a waitable slot: rare events.</li>
  *   <li>Each worker owns one block and is its only writer: plain read of its own value and a release
- *       store ({@link Mem#incrementOwnedRelease}), no read-modify-write on the hot path.</li>
+ *       store ({@link #add}), no read-modify-write on the hot path; by raw address where {@link Mem#RAW}, since
+ *       only that worker writes it and the arena outlives every worker (see {@code base}).</li>
  * </ul>
  * Readers load with acquire. A snapshot reads the worker blocks <em>before</em> the global words, so the
  * monotonic relations {@code finished <= started <= submitted} hold in every snapshot even while the pool
@@ -107,11 +108,19 @@ public final class PoolCounters {
     public static final long CLOSED_BIT = Long.MIN_VALUE;
 
     private final MemorySegment seg;
+    /**
+     * The block's address where the owners' increments go by raw address ({@link Mem#RAW}), else 0. Sound for
+     * {@link #increment} and {@link #add} only: their callers are the block's owner, a worker, and the pool
+     * frees its arena only after every worker is joined (native-notes/FFM.md, "Raw addresses"). Every read
+     * ({@link #get}: snapshots, which may race a close) stays on the checked segment.
+     */
+    private final long base;
     private final int workers;
 
     public PoolCounters(PoolMemory memory, int workers) {
         this.workers = workers;
         this.seg = memory.allocate("counters", Layout.bytes(workers));
+        this.base = Mem.RAW ? seg.address() : 0L;
     }
 
     public int workers() {
@@ -210,14 +219,19 @@ public final class PoolCounters {
 
     /** Owner-only increment of {@code field} in worker {@code w}'s block: plain read, release store. */
     public void increment(int w, long field) {
-        Mem.incrementOwnedRelease(seg, Layout.workerFieldOffset(w, field));
+        add(w, field, 1L);
     }
 
-    /** Owner-only add of {@code n} (plain read, release store, as {@link #increment}). */
+    /** Owner-only add of {@code n} (plain read, release store, as {@link #increment}); only on a worker. */
     public void add(int w, long field, long n) {
         long off = Layout.workerFieldOffset(w, field);
         // plain read of our own word, release store: pairs with get()'s acquire.
-        Mem.setLongRelease(seg, off, Mem.getLongPlain(seg, off) + n);
+        if (base != 0) {
+            long a = base + off;
+            Mem.setLongReleaseAt(a, Mem.getLongPlainAt(a) + n);
+        } else {
+            Mem.setLongRelease(seg, off, Mem.getLongPlain(seg, off) + n);
+        }
     }
 
     public long get(int w, long field) {
