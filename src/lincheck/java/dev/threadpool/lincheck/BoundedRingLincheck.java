@@ -250,7 +250,8 @@ public class BoundedRingLincheck {
 
     // ---- the checks ----------------------------------------------------------------------------------
 
-    private static <O extends Options<O, ?>> O against(O options, Class<?> verifier) {
+    /** {@code options} checked against {@link Spec} with {@code verifier}; also {@link CarriedRingLincheck}'s. */
+    static <O extends Options<O, ?>> O against(O options, Class<?> verifier) {
         return options.sequentialSpecification(Spec.class).verifier(
                 verifier.asSubclass(org.jetbrains.lincheck.datastructures.verifier.Verifier.class));
     }

@@ -45,8 +45,7 @@ public class CarriedRingLincheck {
     }
 
     private static <O extends Options<O, ?>> O against(O options, Class<?> verifier) {
-        return options.sequentialSpecification(BoundedRingLincheck.Spec.class).verifier(
-                verifier.asSubclass(org.jetbrains.lincheck.datastructures.verifier.Verifier.class));
+        return BoundedRingLincheck.against(options, verifier);
     }
 
     static ModelCheckingOptions modelCheckingOptions() {
