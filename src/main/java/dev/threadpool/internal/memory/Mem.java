@@ -89,6 +89,50 @@ public final class Mem {
         return (boolean) LONG.compareAndSet(ALL, address, expect, update);
     }
 
+    // ---- long at base + off where base != 0, else in the segment at off ------------------------------
+    // For structures that take some accesses by raw address (base = the block's address, "Raw addresses" argued
+    // at the structure) and others, or all where !RAW, by segment (base = 0). Only the address or only the
+    // segment is used, never both; where !RAW the choice folds away.
+    public static long getLongPlainAt(MemorySegment s, long base, long off) {
+        return RAW && base != 0 ? getLongPlainAt(base + off) : getLongPlain(s, off);
+    }
+
+    public static long getLongOpaqueAt(MemorySegment s, long base, long off) {
+        return RAW && base != 0 ? getLongOpaqueAt(base + off) : getLongOpaque(s, off);
+    }
+
+    public static long getLongAcquireAt(MemorySegment s, long base, long off) {
+        return RAW && base != 0 ? getLongAcquireAt(base + off) : getLongAcquire(s, off);
+    }
+
+    public static void setLongPlainAt(MemorySegment s, long base, long off, long v) {
+        if (RAW && base != 0) {
+            setLongPlainAt(base + off, v);
+        } else {
+            setLongPlain(s, off, v);
+        }
+    }
+
+    public static void setLongOpaqueAt(MemorySegment s, long base, long off, long v) {
+        if (RAW && base != 0) {
+            setLongOpaqueAt(base + off, v);
+        } else {
+            setLongOpaque(s, off, v);
+        }
+    }
+
+    public static void setLongReleaseAt(MemorySegment s, long base, long off, long v) {
+        if (RAW && base != 0) {
+            setLongReleaseAt(base + off, v);
+        } else {
+            setLongRelease(s, off, v);
+        }
+    }
+
+    public static boolean casLongAt(MemorySegment s, long base, long off, long expect, long update) {
+        return RAW && base != 0 ? casLongAt(base + off, expect, update) : casLong(s, off, expect, update);
+    }
+
     // ---- int --------------------------------------------------------------------------------------
     public static int getIntPlain(MemorySegment s, long off) { return (int) INT.get(s, off); }
     public static void setIntPlain(MemorySegment s, long off, int v) { INT.set(s, off, v); }

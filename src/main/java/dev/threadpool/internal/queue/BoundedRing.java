@@ -174,41 +174,6 @@ public final class BoundedRing {
         return carried != null;
     }
 
-    // ---- the one-entry push and pop's accesses: at a raw address on a carrying ring where Mem.RAW ("Access" in
-    // the class comment), else by segment. Only the address (base != 0) or only the segment is used, never both.
-
-    private long plain(long off) {
-        return base != 0 ? Mem.getLongPlainAt(base + off) : Mem.getLongPlain(seg, off);
-    }
-
-    private long opaque(long off) {
-        return base != 0 ? Mem.getLongOpaqueAt(base + off) : Mem.getLongOpaque(seg, off);
-    }
-
-    private long acquire(long off) {
-        return base != 0 ? Mem.getLongAcquireAt(base + off) : Mem.getLongAcquire(seg, off);
-    }
-
-    private void setPlain(long off, long v) {
-        if (base != 0) {
-            Mem.setLongPlainAt(base + off, v);
-        } else {
-            Mem.setLongPlain(seg, off, v);
-        }
-    }
-
-    private void setRelease(long off, long v) {
-        if (base != 0) {
-            Mem.setLongReleaseAt(base + off, v);
-        } else {
-            Mem.setLongRelease(seg, off, v);
-        }
-    }
-
-    private boolean cas(long off, long expect, long update) {
-        return base != 0 ? Mem.casLongAt(base + off, expect, update) : Mem.casLong(seg, off, expect, update);
-    }
-
     private long cell(long pos) {
         return Layout.CELLS_OFFSET + (pos & mask) * Layout.CELL_LENGTH;
     }
@@ -256,20 +221,20 @@ public final class BoundedRing {
 
     /** Claims the next position for one push (its cell free): the position, or -1 when the ring is full. */
     private long claimPush() {
-        long pos = opaque(Layout.TAIL_OFFSET); // a hint; the CAS below validates it
+        long pos = Mem.getLongOpaqueAt(seg, base, Layout.TAIL_OFFSET); // a hint; the CAS below validates it
         for (;;) {
             // acquire: pairs with the consumer's release of seq = pos (freeing the cell one lap ago), so its
             // read of the old value (and of a carried cell's references) happens-before our overwrite.
-            long dif = acquire(cell(pos) + Layout.CELL_SEQ_OFFSET) - pos;
+            long dif = Mem.getLongAcquireAt(seg, base, cell(pos) + Layout.CELL_SEQ_OFFSET) - pos;
             if (dif == 0) {
-                if (cas(Layout.TAIL_OFFSET, pos, pos + 1)) { // claim: linearization point
+                if (Mem.casLongAt(seg, base, Layout.TAIL_OFFSET, pos, pos + 1)) { // claim: linearization point
                     return pos;
                 }
-                pos = opaque(Layout.TAIL_OFFSET);
+                pos = Mem.getLongOpaqueAt(seg, base, Layout.TAIL_OFFSET);
             } else if (dif < 0) {
                 return -1; // the cell still holds the entry of pos - capacity: full
             } else {
-                pos = opaque(Layout.TAIL_OFFSET); // another producer claimed pos
+                pos = Mem.getLongOpaqueAt(seg, base, Layout.TAIL_OFFSET); // another producer claimed pos
             }
         }
     }
@@ -277,10 +242,10 @@ public final class BoundedRing {
     /** Writes claimed position {@code pos}'s value and publishes it (and anything written before). */
     private void publish(long pos, long value) {
         long c = cell(pos);
-        setPlain(c + Layout.CELL_VALUE_OFFSET, value);
+        Mem.setLongPlainAt(seg, base, c + Layout.CELL_VALUE_OFFSET, value);
         // release: publishes the value (and a carried cell's references); pairs with the consumer's acquire of
         // seq == pos + 1.
-        setRelease(c + Layout.CELL_SEQ_OFFSET, pos + 1);
+        Mem.setLongReleaseAt(seg, base, c + Layout.CELL_SEQ_OFFSET, pos + 1);
     }
 
     /**
@@ -345,15 +310,15 @@ public final class BoundedRing {
      * {@code taken} (two slots at least) is needed only on a ring that carries tasks.
      */
     public long tryPop(Object[] taken) {
-        long pos = opaque(Layout.HEAD_OFFSET);
+        long pos = Mem.getLongOpaqueAt(seg, base, Layout.HEAD_OFFSET);
         for (;;) {
             long c = cell(pos);
             // acquire: pairs with the producer's release of seq = pos + 1, making its value visible.
-            long seq = acquire(c + Layout.CELL_SEQ_OFFSET);
+            long seq = Mem.getLongAcquireAt(seg, base, c + Layout.CELL_SEQ_OFFSET);
             long dif = seq - (pos + 1);
             if (dif == 0) {
-                if (cas(Layout.HEAD_OFFSET, pos, pos + 1)) { // claim: linearization point
-                    long v = plain(c + Layout.CELL_VALUE_OFFSET);
+                if (Mem.casLongAt(seg, base, Layout.HEAD_OFFSET, pos, pos + 1)) { // claim: linearization point
+                    long v = Mem.getLongPlainAt(seg, base, c + Layout.CELL_VALUE_OFFSET);
                     if (v == QueueEntry.CARRIED) {
                         // plain: published with the value by the producer's release of seq = pos + 1; read and
                         // cleared before our release below, which the producer of pos + capacity acquires.
@@ -365,14 +330,14 @@ public final class BoundedRing {
                         refs[k + 1] = null;
                     }
                     // release: frees the cell for the producer of pos + capacity; pairs with its acquire.
-                    setRelease(c + Layout.CELL_SEQ_OFFSET, pos + capacity);
+                    Mem.setLongReleaseAt(seg, base, c + Layout.CELL_SEQ_OFFSET, pos + capacity);
                     return v;
                 }
-                pos = opaque(Layout.HEAD_OFFSET);
+                pos = Mem.getLongOpaqueAt(seg, base, Layout.HEAD_OFFSET);
             } else if (dif < 0) {
                 return QueueEntry.EMPTY; // not yet published for pos: empty (or a producer mid-publish)
             } else {
-                pos = opaque(Layout.HEAD_OFFSET); // another consumer took pos
+                pos = Mem.getLongOpaqueAt(seg, base, Layout.HEAD_OFFSET); // another consumer took pos
             }
         }
     }

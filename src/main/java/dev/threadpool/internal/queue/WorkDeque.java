@@ -220,11 +220,11 @@ public final class WorkDeque implements AutoCloseable {
         }
         final MemorySegment c = ctl;
         final long cAddr = ctlAddr;
-        long b = getPlain(c, cAddr, Layout.BOTTOM_OFFSET); // plain: only the owner writes bottom
+        long b = Mem.getLongPlainAt(c, cAddr, Layout.BOTTOM_OFFSET); // plain: only the owner writes bottom
         // acquire: pairs with the successful CAS on top of a thief (or of our own last-entry take); the
         // thief's read of slot t happens-before we reuse that slot for index t + capacity.
-        long t = getAcquire(c, cAddr, Layout.TOP_OFFSET);
-        long g = getPlain(c, cAddr, Layout.ARRAY_OFFSET); // plain: only the owner writes ARRAY
+        long t = Mem.getLongAcquireAt(c, cAddr, Layout.TOP_OFFSET);
+        long g = Mem.getLongPlainAt(c, cAddr, Layout.ARRAY_OFFSET); // plain: only the owner writes ARRAY
         long mask = capacityOf(g) - 1;
         if (b - t > mask) {
             g = grow(g, t, b);
@@ -237,7 +237,7 @@ public final class WorkDeque implements AutoCloseable {
         // and the next take's. Pairs with the thief's acquire load of bottom, whichever of those stores it
         // reads. (A release *store* of bottom would cover only this push's store.)
         VarHandle.releaseFence();
-        setOpaque(c, cAddr, Layout.BOTTOM_OFFSET, b + 1); // relaxed; published by the fence above
+        Mem.setLongOpaqueAt(c, cAddr, Layout.BOTTOM_OFFSET, b + 1); // relaxed; published by the fence above
         return b - t;
     }
 
@@ -248,29 +248,29 @@ public final class WorkDeque implements AutoCloseable {
     public long take() {
         final MemorySegment c = ctl;
         final long cAddr = ctlAddr;
-        long b = getPlain(c, cAddr, Layout.BOTTOM_OFFSET) - 1; // plain: only the owner writes bottom
-        long g = getPlain(c, cAddr, Layout.ARRAY_OFFSET); // plain: only the owner writes ARRAY
+        long b = Mem.getLongPlainAt(c, cAddr, Layout.BOTTOM_OFFSET) - 1; // plain: only the owner writes bottom
+        long g = Mem.getLongPlainAt(c, cAddr, Layout.ARRAY_OFFSET); // plain: only the owner writes ARRAY
         // relaxed store: reserve index b before looking at top. Read by the thief's acquire load of bottom
         // after its full fence.
-        setOpaque(c, cAddr, Layout.BOTTOM_OFFSET, b);
+        Mem.setLongOpaqueAt(c, cAddr, Layout.BOTTOM_OFFSET, b);
         // FULL FENCE, pairs with the full fence in steal(): either this thread's top load sees the thief's
         // CAS, or the thief's bottom load sees our store above. Without it the top load may complete while
         // the bottom store still sits in the store buffer (x86-TSO allows store->load reordering): we read
         // a stale top, a thief reads a stale bottom, and both take index b (seed 002 Case 3).
         VarHandle.fullFence();
-        long t = getOpaque(c, cAddr, Layout.TOP_OFFSET); // relaxed; ordered after the store by the fence
+        long t = Mem.getLongOpaqueAt(c, cAddr, Layout.TOP_OFFSET); // relaxed; ordered after the store by the fence
         if (t > b) { // was empty: undo the reservation
-            setOpaque(c, cAddr, Layout.BOTTOM_OFFSET, b + 1);
+            Mem.setLongOpaqueAt(c, cAddr, Layout.BOTTOM_OFFSET, b + 1);
             return QueueEntry.EMPTY;
         }
         long x = slotGetPlain((int) g, Layout.slotOffset(b, capacityOf(g) - 1)); // plain: we wrote it
         if (t == b) { // the last entry: the thieves may be after it too, so the CAS decides
             // CAS (seq_cst): competes with the thieves' CAS on top for index t; exactly one succeeds.
-            if (!cas(c, cAddr, Layout.TOP_OFFSET, t, t + 1)) {
+            if (!Mem.casLongAt(c, cAddr, Layout.TOP_OFFSET, t, t + 1)) {
                 x = QueueEntry.EMPTY; // a thief won it
             }
             // relaxed: the deque is now empty with top == bottom == b + 1
-            setOpaque(c, cAddr, Layout.BOTTOM_OFFSET, b + 1);
+            Mem.setLongOpaqueAt(c, cAddr, Layout.BOTTOM_OFFSET, b + 1);
         }
         return x;
     }
@@ -295,13 +295,14 @@ public final class WorkDeque implements AutoCloseable {
         long nAddr = n.address();
         for (long i = t; i < b; i++) {
             // plain both sides: the old slots were written by this thread, the new array is not yet shared.
-            setPlain(n, nAddr, Layout.slotOffset(i, newMask), getPlain(old, oldAddr, Layout.slotOffset(i, oldMask)));
+            long v = Mem.getLongPlainAt(old, oldAddr, Layout.slotOffset(i, oldMask));
+            Mem.setLongPlainAt(n, nAddr, Layout.slotOffset(i, newMask), v);
         }
         generations[(int) (g + 1)] = n; // plain, write-once; published by the release store below
         generationAddr[(int) (g + 1)] = nAddr; // likewise
         // release: the copied slots and generations[g + 1] are visible to any thread whose acquire load of
         // ARRAY reads g + 1 (steal). Seed: atomic_store_explicit(&q->array, n, memory_order_release).
-        setRelease(ctl, ctlAddr, Layout.ARRAY_OFFSET, g + 1);
+        Mem.setLongReleaseAt(ctl, ctlAddr, Layout.ARRAY_OFFSET, g + 1);
         return g + 1;
     }
 
@@ -318,7 +319,7 @@ public final class WorkDeque implements AutoCloseable {
         final MemorySegment c = ctl;
         final long cAddr = ctlAddr;
         // acquire: pairs with the CAS of the previous winner on top.
-        long t = getAcquire(c, cAddr, Layout.TOP_OFFSET);
+        long t = Mem.getLongAcquireAt(c, cAddr, Layout.TOP_OFFSET);
         // FULL FENCE, pairs with the full fence in take(): both fences are in one total order, so either
         // take's top load sees every top CAS made before our fence, or our bottom load sees take's lowered
         // bottom. Without it the bottom load may be satisfied before the top load (ARM/POWER reorder loads;
@@ -326,19 +327,19 @@ public final class WorkDeque implements AutoCloseable {
         VarHandle.fullFence();
         // acquire: pairs with push's release fence (via the bottom store of that push or of a later take),
         // so the slot at t is visible, and so is any array published before it (see ARRAY below).
-        long b = getAcquire(c, cAddr, Layout.BOTTOM_OFFSET);
+        long b = Mem.getLongAcquireAt(c, cAddr, Layout.BOTTOM_OFFSET);
         if (t >= b) {
             return QueueEntry.EMPTY;
         }
         // acquire, after the bottom load: pairs with grow's release store; we see the array that holds
         // index t as of the bottom we read, or a newer one with the same entry copied in.
-        long g = getAcquire(c, cAddr, Layout.ARRAY_OFFSET);
+        long g = Mem.getLongAcquireAt(c, cAddr, Layout.ARRAY_OFFSET);
         // slotGetOpaque reads generations[g] or generationAddr[g], plain: written before the release of ARRAY == g
         // opaque (C11 relaxed): if the owner is concurrently reusing this slot, top has moved past t and the
         // CAS below fails, so a stale value is never returned.
         long x = slotGetOpaque((int) g, Layout.slotOffset(t, capacityOf(g) - 1));
         // CAS (seq_cst): claims index t against other thieves and the owner's last-entry CAS.
-        if (!cas(c, cAddr, Layout.TOP_OFFSET, t, t + 1)) {
+        if (!Mem.casLongAt(c, cAddr, Layout.TOP_OFFSET, t, t + 1)) {
             return ABORT;
         }
         return x;
@@ -367,48 +368,6 @@ public final class WorkDeque implements AutoCloseable {
     public long capacity() {
         // acquire: pairs with grow's release store of ARRAY.
         return capacityOf(Mem.getLongAcquire(ctl, Layout.ARRAY_OFFSET));
-    }
-
-    // ---- one access each: at a raw address where Mem.RAW ("Access" in the class comment), else by segment ----
-
-    private static long getPlain(MemorySegment s, long base, long off) {
-        return Mem.RAW ? Mem.getLongPlainAt(base + off) : Mem.getLongPlain(s, off);
-    }
-
-    private static long getOpaque(MemorySegment s, long base, long off) {
-        return Mem.RAW ? Mem.getLongOpaqueAt(base + off) : Mem.getLongOpaque(s, off);
-    }
-
-    private static long getAcquire(MemorySegment s, long base, long off) {
-        return Mem.RAW ? Mem.getLongAcquireAt(base + off) : Mem.getLongAcquire(s, off);
-    }
-
-    private static void setPlain(MemorySegment s, long base, long off, long v) {
-        if (Mem.RAW) {
-            Mem.setLongPlainAt(base + off, v);
-        } else {
-            Mem.setLongPlain(s, off, v);
-        }
-    }
-
-    private static void setOpaque(MemorySegment s, long base, long off, long v) {
-        if (Mem.RAW) {
-            Mem.setLongOpaqueAt(base + off, v);
-        } else {
-            Mem.setLongOpaque(s, off, v);
-        }
-    }
-
-    private static void setRelease(MemorySegment s, long base, long off, long v) {
-        if (Mem.RAW) {
-            Mem.setLongReleaseAt(base + off, v);
-        } else {
-            Mem.setLongRelease(s, off, v);
-        }
-    }
-
-    private static boolean cas(MemorySegment s, long base, long off, long expect, long update) {
-        return Mem.RAW ? Mem.casLongAt(base + off, expect, update) : Mem.casLong(s, off, expect, update);
     }
 
     // slots of array generation g: only the address (RAW) or only the segment is loaded, never both

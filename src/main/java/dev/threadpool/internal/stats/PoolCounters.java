@@ -226,12 +226,7 @@ public final class PoolCounters {
     public void add(int w, long field, long n) {
         long off = Layout.workerFieldOffset(w, field);
         // plain read of our own word, release store: pairs with get()'s acquire.
-        if (base != 0) {
-            long a = base + off;
-            Mem.setLongReleaseAt(a, Mem.getLongPlainAt(a) + n);
-        } else {
-            Mem.setLongRelease(seg, off, Mem.getLongPlain(seg, off) + n);
-        }
+        Mem.setLongReleaseAt(seg, base, off, Mem.getLongPlainAt(seg, base, off) + n);
     }
 
     public long get(int w, long field) {
