@@ -210,7 +210,11 @@ public final class PoolConfig {
          * maxOverflowWorkers is at most 64). Default min(4, 64 - maxThreads).
          */
         public Builder maxOverflowWorkers(int n) { this.maxOverflowWorkers = n; return this; }
-        /** (LANE_EXTENSION) Running time after which a default-lane task counts as stalled, > 0. */
+        /**
+         * (LANE_EXTENSION) Running time after which a default-lane task counts as stalled, in (0, 1 h]. Default
+         * 100 ms. Timed by the watchdog from the tick that first saw the task: never called early, at most about
+         * two {@code watchdogInterval}s late.
+         */
         public Builder blockingPromotionTimeout(Duration d) { this.blockingPromotionTimeout = d; return this; }
         /** (LANE_EXTENSION) Watchdog period, in [1 ms, 1 h]. Default 10 ms. */
         public Builder watchdogInterval(Duration d) { this.watchdogInterval = d; return this; }

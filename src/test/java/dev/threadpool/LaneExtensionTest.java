@@ -239,6 +239,49 @@ class LaneExtensionTest {
 
     // ---- the watchdog and overflow workers -------------------------------------------------------------
 
+    /** Runs for {@code nanos} of wall time, parked (a task of known length, not a synchronisation). */
+    static void runFor(long nanos) {
+        long end = System.nanoTime() + nanos;
+        for (long left = nanos; left > 0; left = end - System.nanoTime()) {
+            java.util.concurrent.locks.LockSupport.parkNanos(left);
+        }
+    }
+
+    /**
+     * The watchdog times a run word from the tick that first saw it (the worker reads no clock): a task shorter
+     * than the timeout is never called stalled, however often it is seen, and a longer one is counted once.
+     */
+    @Test
+    void theWatchdogNeverCallsAShortTaskStalledAndCountsALongOneOnce() throws Exception {
+        long timeout = TimeUnit.MILLISECONDS.toNanos(150);
+        ThreadPool pool = ThreadPool.create(config(2, 1).maxOverflowWorkers(1)
+                .watchdogInterval(Duration.ofMillis(1)).blockingPromotionTimeout(Duration.ofNanos(timeout)).build());
+        CountDownLatch release = new CountDownLatch(1);
+        try {
+            // Hold the blocking worker (it would help the default lane, and it is not watched), so every task
+            // below runs on the one watched default worker.
+            CountDownLatch blockingHeld = new CountDownLatch(1);
+            pool.submit(() -> { blockingHeld.countDown(); hold(release); }, SubmitOptions.BLOCKING);
+            await(blockingHeld, "the blocking worker is held");
+            WaitGroup wg = new WaitGroup();
+            for (int i = 0; i < 4; i++) { // one after another on the one default worker, each seen ~100 times
+                pool.submit(() -> runFor(timeout * 2 / 3), wg);
+            }
+            assertTrue(wg.await(WAIT), "the short tasks completed");
+            assertEquals(0, pool.statsSnapshot().stallsSeen(), "no short task was called stalled");
+            assertEquals(0, pool.statsSnapshot().overflowSpawned(), "nor given an overflow worker");
+
+            WaitGroup longOne = new WaitGroup();
+            pool.submit(() -> runFor(timeout * 3), longOne);
+            assertTrue(longOne.await(WAIT), "the long task completed");
+            assertEquals(1, pool.statsSnapshot().stallsSeen(), "the long task was counted once");
+        } finally {
+            release.countDown();
+            pool.close();
+        }
+        assertClosedClean(pool);
+    }
+
     @Test
     void aStalledDefaultTaskGetsAnOverflowWorkerThatRetiresWhenIdle() throws Exception {
         CountDownLatch release = new CountDownLatch(1);

@@ -103,7 +103,7 @@ public final class PoolEvents {
         return type != null && type.isEnabled();
     }
 
-    /** Watchdog: {@code worker} has been running one task for {@code runningNanos}. */
+    /** Watchdog: {@code worker} has been running one task for at least {@code runningNanos}. */
     public static void stall(String pool, int worker, long runningNanos) {
         if (!on(STALL)) {
             return;

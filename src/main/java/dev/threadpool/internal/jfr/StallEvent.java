@@ -19,6 +19,7 @@ final class StallEvent extends jdk.jfr.Event {
     @Label("Worker")
     int worker;
     @Label("Running For")
+    @Description("At least this long: timed from the first watchdog tick that saw the task")
     @Timespan(Timespan.NANOSECONDS)
     long runningNanos;
 }

@@ -19,20 +19,28 @@ import java.util.concurrent.locks.LockSupport;
  * restores it when the task ends; nobody else writes it:
  * <pre>
  *   idle:     0
- *   running:  (micros since the pool's epoch + 1) &lt;&lt; 16 | (task sequence &amp; 0xFFFF)   (never 0)
+ *   running:  the worker's task sequence number (1, 2, 3, ...; never 0 in 2^64 starts)
  * </pre>
- * One word, so the watchdog never sees a torn start/sequence pair. The worker stores it with release and the
- * watchdog loads it with acquire (the word carries no other data; release/acquire only keeps the watchdog's
- * view of a worker's starts in the worker's order). Since start time and sequence are both in it, two tasks
- * have equal words only if they started in the same microsecond with sequence numbers 65536 apart: a word
- * the watchdog has counted once is the same task while it stays unchanged. A task run nested inside another
- * (a worker helping while it awaits) saves the outer word and restores it when it ends, so the outer task
- * keeps its start time. The other variants never touch the words: {@link WorkerThread#watched} is false.
+ * No clock on the worker's side: a word names one task start, and the watchdog times it with its own clock,
+ * one {@code System.nanoTime()} per tick instead of one per task (a clock read costs a flood's worker 20 to
+ * 55 ns of its 100 to 200 per task here; PERFORMANCE_TRACKING entry 45). The watchdog remembers, per slot, the
+ * word it saw last and the tick at which it first saw it. The task started before that tick, so its running
+ * time at a later tick is at least the time since then: a task is called stalled at the first tick at least
+ * {@code blockingPromotionTimeout} after the tick that first saw it, never early, and at most about two
+ * intervals late (one before the first sighting, one of tick granularity) where the start-stamped word of
+ * earlier versions was at most one late.
+ *
+ * <p>The worker stores its word with release and the watchdog loads it with acquire (the word carries no
+ * other data; release/acquire only keeps the watchdog's view of a worker's starts in the worker's order). A
+ * task run nested inside another (a worker helping while it awaits) saves the outer word and restores it
+ * when it ends. If a tick saw the nested word, the restored outer word is new to it and its clock restarts
+ * there: a worker that was running nested tasks was serving the lane, so only the time since is counted.
+ * The other variants never touch the words: {@link WorkerThread#watched} is false.
  *
  * <h2>Each tick (every {@code watchdogInterval}, a timed park)</h2>
  * <pre>
- *   for each watched slot: running for >= blockingPromotionTimeout?  -> stalled++;
- *                          first time this word is seen stalled?      -> stallsSeen++, fresh++
+ *   for each watched slot: word first seen >= blockingPromotionTimeout ago?  -> stalled++;
+ *                          first time this word is counted stalled?          -> stallsSeen++, fresh++
  *   live = overflow slots in use
  *   want = max(fresh, default lane non-empty ? stalled - live : 0)
  *   spawn min(want, maxOverflowWorkers - live) overflow workers
@@ -65,7 +73,7 @@ final class Watchdog {
      *   OVERFLOW_MASK  long @0   bit s set: overflow slot s (worker maxThreads + s) is in use
      *   pad to PAD
      *   run word of worker w at RUN_WORDS_OFFSET + RUN_WORD_STRIDE * w (= PAD + PAD * w), w in [0, workerSlots):
-     *     RUN_WORD     long @0   0 idle, else start and sequence (see the class comment)
+     *     RUN_WORD     long @0   0 idle, else the running task's sequence number (see the class comment)
      *     pad to PAD
      * </pre>
      * Workers below {@code blockingWorkers} are never watched; their words stay 0 (kept so a word's offset is
@@ -87,14 +95,6 @@ final class Watchdog {
         }
     }
 
-    /**
-     * Low bits of a run word: the task sequence number; the high 48 bits hold the start in microseconds, which
-     * last 8.9 years of pool uptime before they wrap.
-     */
-    static final int SEQ_BITS = 16;
-    static final long SEQ_MASK = (1L << SEQ_BITS) - 1;
-    /** The run word's clock resolution: nanoTime is divided down to microseconds. */
-    private static final long NANOS_PER_MICRO = 1_000L;
     private static final long NANOS_PER_MILLI = 1_000_000L;
     /**
      * An overflow worker retires after finding nothing for this many watchdog intervals. Two: its idle span then
@@ -107,17 +107,25 @@ final class Watchdog {
     private final PoolCounters counters;
     private final ParkingLot parking;
     private final MemorySegment seg;
-    private final long epoch = System.nanoTime();
+    /**
+     * The run words' block address for the workers' own stores ({@link Mem#RAW}; native-notes/FFM.md, "Raw
+     * addresses"), else 0. Sound because only watched workers store by address, and the block is freed with the
+     * arena after every worker has been joined; the watchdog's loads stay checked.
+     */
+    private final long runBase;
     private final int firstWatched;
     private final int base;
     private final int slots;
     private final int maxOverflow;
     private final long intervalNanos;
-    private final long timeoutMicros;
+    private final long timeoutNanos;
     private final long retireNanos;
     private final String namePrefix;
     private final boolean daemon;
 
+    /** Watchdog thread only, per worker slot: the run word last seen, and the tick's clock when first seen. */
+    private final long[] seenWord;
+    private final long[] seenAt;
     /** Watchdog thread only: the run word last counted as a stall, per worker slot. */
     private final long[] counted;
     /**
@@ -144,13 +152,14 @@ final class Watchdog {
         this.slots = config.workerSlots();
         this.maxOverflow = config.maxOverflowWorkers();
         this.intervalNanos = config.watchdogInterval().toNanos();
-        long timeoutNanos = config.blockingPromotionTimeout().toNanos();
-        // rounded up to the word's resolution, and at least 1 us
-        this.timeoutMicros = Math.max(1, (timeoutNanos + NANOS_PER_MICRO - 1) / NANOS_PER_MICRO);
+        this.timeoutNanos = config.blockingPromotionTimeout().toNanos();
         this.retireNanos = RETIRE_INTERVALS * intervalNanos;
         this.namePrefix = config.threadNamePrefix();
         this.daemon = config.daemon();
         this.seg = memory.allocate("watchdog run words", Layout.bytes(slots));
+        this.runBase = Mem.RAW ? seg.address() : 0L;
+        this.seenWord = new long[slots];
+        this.seenAt = new long[slots];
         this.counted = new long[slots];
         this.overflow = new WorkerThread[maxOverflow];
         this.thread = new Thread(this::run, namePrefix + "watchdog");
@@ -165,11 +174,6 @@ final class Watchdog {
         return retireNanos;
     }
 
-    /** Microseconds since the pool's epoch, plus one, so a running word is never 0 (0 means idle). */
-    private long nowMicros() {
-        return (System.nanoTime() - epoch) / NANOS_PER_MICRO + 1;
-    }
-
     // =====================================================================================================
     // Worker side (hot path of watched workers only)
     // =====================================================================================================
@@ -177,18 +181,16 @@ final class Watchdog {
     /** A watched worker starts a task; returns the word to restore when it ends (0, or an outer task's). */
     long taskStarted(WorkerThread self) {
         final long off = Layout.runWordOffset(self.index);
-        long outer = Mem.getLongPlain(seg, off); // own word: only this worker writes it
-        long micros = nowMicros();
-        long word = micros << SEQ_BITS | (++self.runSeq & SEQ_MASK);
-        // release: pairs with the watchdog's acquire load in tick()
-        Mem.setLongRelease(seg, off, word);
+        long outer = Mem.getLongPlainAt(seg, runBase, off); // own word: only this worker writes it
+        // release: pairs with the watchdog's acquire load in tick(); owner-only sequence, never 0
+        Mem.setLongReleaseAt(seg, runBase, off, ++self.runSeq);
         return outer;
     }
 
     /** The task started by the matching {@link #taskStarted} ended. */
     void taskEnded(WorkerThread self, long outer) {
         // release: pairs with the watchdog's acquire load in tick()
-        Mem.setLongRelease(seg, Layout.runWordOffset(self.index), outer);
+        Mem.setLongReleaseAt(seg, runBase, Layout.runWordOffset(self.index), outer);
     }
 
     /** An overflow worker leaves (retired or stopped): count it, then free its slot. */
@@ -215,20 +217,26 @@ final class Watchdog {
     }
 
     private void tick() {
-        final long nowMicros = nowMicros();
+        final long now = System.nanoTime();
         int stalled = 0;
         int fresh = 0;
         for (int w = firstWatched; w < slots; w++) {
             // acquire: pairs with the worker's release stores in taskStarted / taskEnded
             long word = Mem.getLongAcquire(seg, Layout.runWordOffset(w));
-            if (word == 0 || nowMicros - (word >>> SEQ_BITS) < timeoutMicros) {
+            if (word != seenWord[w]) { // idle, or a task this watchdog has not seen yet: its clock starts now
+                seenWord[w] = word;
+                seenAt[w] = now;
+                continue;
+            }
+            long running = now - seenAt[w]; // at most the task's running time: it started before that tick
+            if (word == 0 || running < timeoutNanos) {
                 continue;
             }
             stalled++;
             if (word != counted[w]) {
                 counted[w] = word; // once per task
                 counters.addStallsSeen(1);
-                PoolEvents.stall(namePrefix, w, (nowMicros - (word >>> SEQ_BITS)) * NANOS_PER_MICRO); // JFR TaskStall
+                PoolEvents.stall(namePrefix, w, running); // JFR TaskStall, the watchdog's lower bound
                 fresh++;
             }
         }

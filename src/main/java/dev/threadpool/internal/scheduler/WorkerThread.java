@@ -37,7 +37,7 @@ public final class WorkerThread extends Thread {
     /** LANE_EXTENSION: a default-lane worker whose running task the watchdog watches (see Watchdog). */
     final boolean watched;
     /** Owner-only: sequence number of this worker's latest watched task start (see Watchdog). */
-    int runSeq;
+    long runSeq;
 
     WorkerThread(PoolCore core, int index, String name, boolean daemon, boolean overflow, boolean watched) {
         super(name);
