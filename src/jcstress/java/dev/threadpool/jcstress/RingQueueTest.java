@@ -27,7 +27,7 @@ public final class RingQueueTest {
     private RingQueueTest() {}
 
     static RingQueue queue(int capacity, int laps) {
-        RingQueue q = new RingQueue(PoolMemory.createGcManaged(), "jcstress ring queue", capacity);
+        RingQueue q = new RingQueue(PoolMemory.createGcManaged(), "jcstress ring queue", capacity, true); // as a worker's: raw push and pop
         for (int i = 0; i < laps * capacity + 1; i++) { // advance past the wrap, leave stale cells, empty
             q.tryPush(1000 + i);
             q.pop();

@@ -54,7 +54,7 @@ public final class WorkStealingParkTest {
     @Outcome(id = "0, 0", expect = Expect.FORBIDDEN, desc = "lost wakeup")
     @State
     public static class LocalPushVsPark extends Base {
-        final RingQueue local = new RingQueue(m, "local 1", 2);
+        final RingQueue local = new RingQueue(m, "local 1", 2, true);
 
         @Override
         boolean visible() {

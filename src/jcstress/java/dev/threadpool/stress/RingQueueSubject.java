@@ -21,10 +21,10 @@ final class RingQueueSubject implements StressSubject {
     public String run(int items, int threads, Seen seen) throws Exception {
         int thieves = Math.max(1, threads - 1);
         try (PoolMemory mem = PoolMemory.create()) {
-            RingQueue victim = new RingQueue(mem, "stress owner queue", 64);
+            RingQueue victim = new RingQueue(mem, "stress owner queue", 64, true); // as a worker's: raw push and pop
             RingQueue[] own = new RingQueue[thieves];
             for (int k = 0; k < thieves; k++) {
-                own[k] = new RingQueue(mem, "stress thief queue " + k, 16);
+                own[k] = new RingQueue(mem, "stress thief queue " + k, 16, true);
             }
             AtomicLong consumed = new AtomicLong();
             long[] ownerPops = new long[1];

@@ -53,10 +53,10 @@ public class RingQueueLincheck {
 
         private static Queue real() {
             PoolMemory mem = PoolMemory.createGcManaged();
-            RingQueue victim = new RingQueue(mem, "lincheck victim", CAPACITY);
+            RingQueue victim = new RingQueue(mem, "lincheck victim", CAPACITY, true); // a worker's queue: raw push and pop
             RingQueue[] own = new RingQueue[MAX_THREADS];
             for (int i = 0; i < own.length; i++) {
-                own[i] = new RingQueue(mem, "lincheck thief " + i, DST_CAPACITY);
+                own[i] = new RingQueue(mem, "lincheck thief " + i, DST_CAPACITY, true);
             }
             return new Queue() {
                 public boolean tryPush(long v) { return victim.tryPush(v); }

@@ -66,10 +66,16 @@ public final class LifoSlot {
 
     private final MemorySegment seg;
     private final int slots;
+    /**
+     * The block's address for {@link #take}'s empty test by raw address ({@link Mem#RAW}; native-notes/FFM.md,
+     * "Raw addresses": takes run on workers, or in the sweep inside its arena-caller region), else 0.
+     */
+    private final long base;
 
     public LifoSlot(PoolMemory memory, String purpose, int slots) {
         this.slots = Layout.checkSlots("slots", slots);
         this.seg = memory.allocate(purpose, Layout.byteSize(slots));
+        this.base = Mem.RAW ? seg.address() : 0L;
         for (int w = 0; w < slots; w++) {
             // zero is a valid entry {gen 0, idx 0}: every slot starts as EMPTY explicitly. Published to the
             // workers by whatever publishes this object (a final field, written before the threads start).
@@ -98,11 +104,14 @@ public final class LifoSlot {
         return Mem.getAndSetLong(seg, offset(slot), entry);
     }
 
-    /** Empties slot {@code slot} and returns its entry, or EMPTY. Safe from any thread. */
+    /**
+     * Empties slot {@code slot} and returns its entry, or EMPTY. Any thread, but only while the block is
+     * allocated (its empty test goes by raw address): the pool calls it on workers and in the sweep.
+     */
     public long take(int slot) {
         final long off = offset(slot);
         // opaque: the empty fast path; may miss a concurrent put, which the next take sees.
-        if (Mem.getLongOpaque(seg, off) == QueueEntry.EMPTY) {
+        if (Mem.getLongOpaqueAt(seg, base, off) == QueueEntry.EMPTY) {
             return QueueEntry.EMPTY;
         }
         // getAndSet (volatile): claims the entry; pairs with the put's exchange (acquire half of ours).

@@ -123,11 +123,25 @@ public final class RingQueue {
     private final MemorySegment seg;
     private final int capacity;
     private final long mask;
+    /**
+     * The block's address where the owner's {@link #tryPush} and {@link #pop} go by raw address (a worker's own
+     * local queue, where {@link Mem#RAW}; native-notes/FFM.md, "Raw addresses"), else 0: through {@link #seg}.
+     */
+    private final long base;
 
     public RingQueue(PoolMemory memory, String purpose, int capacity) {
+        this(memory, purpose, capacity, false);
+    }
+
+    /**
+     * A queue whose owner's push and pop take raw addresses when {@code workerOwned}: only for a queue owned by
+     * one of the pool's workers, whose block is freed after every worker has been joined.
+     */
+    public RingQueue(PoolMemory memory, String purpose, int capacity, boolean workerOwned) {
         this.capacity = Layout.checkCapacity("capacity", capacity);
         this.mask = capacity - 1;
         this.seg = memory.allocate(purpose, Layout.byteSize(capacity));
+        this.base = workerOwned && Mem.RAW ? seg.address() : 0L;
         // head = tail = 0 from the zeroed block. The queue reaches other threads through whatever publishes
         // this object (a final field of the pool, written before its threads start).
     }
@@ -147,16 +161,17 @@ public final class RingQueue {
     /** Pushes one entry at the tail; false when full (the caller spills elsewhere). Never blocks. */
     public boolean tryPush(long entry) {
         final MemorySegment s = seg;
-        long t = Mem.getLongPlain(s, Layout.TAIL_OFFSET); // own word
+        final long a = base;
+        long t = Mem.getLongPlainAt(s, a, Layout.TAIL_OFFSET); // own word
         // acquire: pairs with the CAS that moved head past position t - capacity, so every read of that
         // cell (by a popper or a thief, taken before its CAS) happens-before our overwrite below.
-        long h = Mem.getLongAcquire(s, Layout.HEAD_OFFSET);
+        long h = Mem.getLongAcquireAt(s, a, Layout.HEAD_OFFSET);
         if (t - h >= capacity) {
             return false;
         }
-        Mem.setLongPlain(s, cell(t), entry);
+        Mem.setLongPlainAt(s, a, cell(t), entry);
         // release: publishes the cell; pairs with the thieves' acquire load of tail.
-        Mem.setLongRelease(s, Layout.TAIL_OFFSET, t + 1);
+        Mem.setLongReleaseAt(s, a, Layout.TAIL_OFFSET, t + 1);
         return true;
     }
 
@@ -210,16 +225,17 @@ public final class RingQueue {
     /** Pops the oldest entry (FIFO, from the head, like Tokio's {@code pop}), or {@link QueueEntry#EMPTY}. */
     public long pop() {
         final MemorySegment s = seg;
-        final long t = Mem.getLongPlain(s, Layout.TAIL_OFFSET); // own word; nobody else moves it
+        final long a = base;
+        final long t = Mem.getLongPlainAt(s, a, Layout.TAIL_OFFSET); // own word; nobody else moves it
         for (;;) {
             // acquire: a hint for the CAS; the cell is our own write, so nothing else needs publishing.
-            long h = Mem.getLongAcquire(s, Layout.HEAD_OFFSET);
+            long h = Mem.getLongAcquireAt(s, a, Layout.HEAD_OFFSET);
             if (h == t) {
                 return QueueEntry.EMPTY;
             }
-            long v = Mem.getLongPlain(s, cell(h));
+            long v = Mem.getLongPlainAt(s, a, cell(h));
             // CAS: the linearization point, the same word every thief claims through.
-            if (Mem.casLong(s, Layout.HEAD_OFFSET, h, h + 1)) {
+            if (Mem.casLongAt(s, a, Layout.HEAD_OFFSET, h, h + 1)) {
                 return v;
             }
         }

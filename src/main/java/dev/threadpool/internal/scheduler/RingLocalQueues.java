@@ -25,7 +25,7 @@ final class RingLocalQueues extends LocalQueues {
         super(memory, workers);
         rings = new RingQueue[workers];
         for (int w = 0; w < workers; w++) {
-            rings[w] = new RingQueue(memory, "local queue " + w, capacity);
+            rings[w] = new RingQueue(memory, "local queue " + w, capacity, true); // worker-owned: raw push and pop
         }
     }
 

@@ -359,6 +359,9 @@ final class WorkStealingScheduler implements Scheduler {
 
     /** popMany from inject; returns the first, the rest go to local queue w (they fit: at most free + 1). */
     private long refillFromInject(int w, WorkerState st) {
+        if (!inject.hasReadyEntry()) {
+            return QueueEntry.EMPTY; // as popMany would say; before locals.free, whose loads a miss does not need
+        }
         final long[] b = st.batch;
         int max = Math.min(b.length, locals.free(w) + 1);
         int n = inject.popMany(b, max); // one head CAS for up to max entries
