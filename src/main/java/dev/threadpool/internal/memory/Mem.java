@@ -76,8 +76,8 @@ public final class Mem {
     // No liveness or bounds check: the caller guarantees the block at the address is allocated for the whole
     // access. Used only where that is argued at the use (native-notes/FFM.md, "Raw addresses"): accesses by the
     // pool's own workers to blocks freed after every worker has been joined (WorkDeque's owner and thief
-    // operations, a worker's own counters), and a carrying BoundedRing's push and pop, which run only while
-    // the task is accepted or on a worker.
+    // operations; a worker's own counters, run word, local RingQueue push and pop, and LifoSlot's empty test),
+    // and a carrying BoundedRing's push and pop, which run only while the task is accepted or on a worker.
     public static long getLongPlainAt(long address) { return (long) LONG.get(ALL, address); }
     public static void setLongPlainAt(long address, long v) { LONG.set(ALL, address, v); }
     public static long getLongOpaqueAt(long address) { return (long) LONG.getOpaque(ALL, address); }
