@@ -282,6 +282,50 @@ class LaneExtensionTest {
         assertClosedClean(pool);
     }
 
+    /**
+     * A new overflow thread in a slot whose previous thread had a stall counted: its own stall is counted too.
+     * Each thread numbers its run words from a start of its own; were both to count from 1, the new thread's
+     * first task would carry the word already counted for the slot, and its stall would go unseen.
+     */
+    @Test
+    void aStallOnASecondOverflowThreadInTheSameSlotIsCounted() throws Exception {
+        ThreadPool pool = ThreadPool.create(config(2, 1).maxOverflowWorkers(1)
+                .watchdogInterval(Duration.ofMillis(2)).blockingPromotionTimeout(Duration.ofMillis(20)).build());
+        CountDownLatch releaseAll = new CountDownLatch(1);
+        CountDownLatch releaseA = new CountDownLatch(1);
+        try {
+            CountDownLatch blockingHeld = new CountDownLatch(1);
+            pool.submit(() -> { blockingHeld.countDown(); hold(releaseAll); }, SubmitOptions.BLOCKING);
+            await(blockingHeld, "the blocking worker is held");
+            CountDownLatch defaultHeld = new CountDownLatch(1);
+            pool.submit(() -> { defaultHeld.countDown(); hold(releaseAll); });
+            await(defaultHeld, "the default worker is held");
+            eventually("the default worker's stall spawns overflow thread A",
+                    () -> pool.statsSnapshot().overflowSpawned() == 1);
+            assertEquals(1, pool.statsSnapshot().stallsSeen());
+
+            AtomicInteger ranOn = new AtomicInteger(-1);
+            pool.submit(() -> { ranOn.set(pool.currentWorkerIndex()); hold(releaseA); }); // A's first task
+            eventually("A's task stalls and is counted", () -> pool.statsSnapshot().stallsSeen() == 2);
+            assertEquals(2, ranOn.get(), "A's task ran on the overflow slot");
+            releaseA.countDown();
+            eventually("A retires once idle", () -> pool.statsSnapshot().overflowRetired() == 1);
+
+            AtomicInteger ranOnB = new AtomicInteger(-1);
+            pool.submit(() -> { ranOnB.set(pool.currentWorkerIndex()); hold(releaseAll); }); // queued: B's first task
+            eventually("the queued task behind the stall spawns thread B in the same slot",
+                    () -> pool.statsSnapshot().overflowSpawned() == 2);
+            eventually("B's task runs", () -> ranOnB.get() == 2);
+            eventually("B's stall is counted", () -> pool.statsSnapshot().stallsSeen() == 3,
+                    () -> "" + pool.statsSnapshot());
+        } finally {
+            releaseA.countDown();
+            releaseAll.countDown();
+            pool.close();
+        }
+        assertClosedClean(pool);
+    }
+
     @Test
     void aStalledDefaultTaskGetsAnOverflowWorkerThatRetiresWhenIdle() throws Exception {
         CountDownLatch release = new CountDownLatch(1);

@@ -19,7 +19,8 @@ import java.util.concurrent.locks.LockSupport;
  * restores it when the task ends; nobody else writes it:
  * <pre>
  *   idle:     0
- *   running:  the worker's task sequence number (1, 2, 3, ...; never 0 in 2^64 starts)
+ *   running:  the worker's task sequence number (never 0: a base worker counts from 1, an overflow thread
+ *             from its own multiple of 2^40, so a thread that reuses a slot never repeats its predecessor's words)
  * </pre>
  * No clock on the worker's side: a word names one task start, and the watchdog times it with its own clock,
  * one {@code System.nanoTime()} per tick instead of one per task (a clock read costs a flood's worker 20 to
@@ -96,6 +97,8 @@ final class Watchdog {
     }
 
     private static final long NANOS_PER_MILLI = 1_000_000L;
+    /** An overflow thread's run words start at {@code spawns << SPAWN_SEQ_SHIFT}: 2^40 tasks before the next's. */
+    private static final int SPAWN_SEQ_SHIFT = 40;
     /**
      * An overflow worker retires after finding nothing for this many watchdog intervals. Two: its idle span then
      * covers at least one whole tick, so work that pauses for less than a tick keeps its helpers.
@@ -128,6 +131,8 @@ final class Watchdog {
     private final long[] seenAt;
     /** Watchdog thread only: the run word last counted as a stall, per worker slot. */
     private final long[] counted;
+    /** Watchdog thread only: overflow threads started so far; each starts its run words at its own multiple. */
+    private long spawns;
     /**
      * The latest thread of each overflow slot. Written only by the watchdog thread; read by the shutdown
      * thread after joining the watchdog (join: happens-before).
@@ -272,6 +277,10 @@ final class Watchdog {
         Mem.getAndOrLong(seg, Layout.OVERFLOW_MASK_OFFSET, 1L << s);
         int index = base + s;
         WorkerThread t = new WorkerThread(core, index, namePrefix + "overflow-" + index, daemon, true, true);
+        // A sequence of its own: the slot's previous thread counted from its own start, and a word of that thread
+        // still in counted[] must not equal one of this thread's (its stall would not be counted). Plain store,
+        // published to the new thread by start().
+        t.runSeq = ++spawns << SPAWN_SEQ_SHIFT;
         overflow[s] = t;
         parking.registerLate(index, t);
         counters.addOverflowSpawned(1); // before start: the worker may retire (and count it) at once

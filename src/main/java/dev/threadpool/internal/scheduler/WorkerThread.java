@@ -36,7 +36,10 @@ public final class WorkerThread extends Thread {
     final boolean overflow;
     /** LANE_EXTENSION: a default-lane worker whose running task the watchdog watches (see Watchdog). */
     final boolean watched;
-    /** Owner-only: sequence number of this worker's latest watched task start (see Watchdog). */
+    /**
+     * Owner-only: sequence number of this worker's latest watched task start (see Watchdog); an overflow thread's
+     * starting value is set by the watchdog before it starts.
+     */
     long runSeq;
 
     WorkerThread(PoolCore core, int index, String name, boolean daemon, boolean overflow, boolean watched) {
