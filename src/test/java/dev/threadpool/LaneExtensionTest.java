@@ -253,7 +253,8 @@ class LaneExtensionTest {
      */
     @Test
     void theWatchdogNeverCallsAShortTaskStalledAndCountsALongOneOnce() throws Exception {
-        long timeout = TimeUnit.MILLISECONDS.toNanos(150);
+        // 300 ms: a 100 ms task stays short even on a loaded box; four in a row are past it together
+        long timeout = TimeUnit.MILLISECONDS.toNanos(300);
         ThreadPool pool = ThreadPool.create(config(2, 1).maxOverflowWorkers(1)
                 .watchdogInterval(Duration.ofMillis(1)).blockingPromotionTimeout(Duration.ofNanos(timeout)).build());
         CountDownLatch release = new CountDownLatch(1);
@@ -265,14 +266,14 @@ class LaneExtensionTest {
             await(blockingHeld, "the blocking worker is held");
             WaitGroup wg = new WaitGroup();
             for (int i = 0; i < 4; i++) { // one after another on the one default worker, each seen ~100 times
-                pool.submit(() -> runFor(timeout * 2 / 3), wg);
+                pool.submit(() -> runFor(timeout / 3), wg);
             }
             assertTrue(wg.await(WAIT), "the short tasks completed");
             assertEquals(0, pool.statsSnapshot().stallsSeen(), "no short task was called stalled");
             assertEquals(0, pool.statsSnapshot().overflowSpawned(), "nor given an overflow worker");
 
             WaitGroup longOne = new WaitGroup();
-            pool.submit(() -> runFor(timeout * 3), longOne);
+            pool.submit(() -> runFor(timeout * 2), longOne);
             assertTrue(longOne.await(WAIT), "the long task completed");
             assertEquals(1, pool.statsSnapshot().stallsSeen(), "the long task was counted once");
         } finally {
