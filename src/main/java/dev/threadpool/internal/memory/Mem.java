@@ -76,13 +76,15 @@ public final class Mem {
     // No liveness or bounds check: the caller guarantees the block at the address is allocated for the whole
     // access. Used only where that is argued at the use (native-notes/FFM.md, "Raw addresses"): accesses by the
     // pool's own workers to blocks freed after every worker has been joined (WorkDeque's owner and thief
-    // operations; a worker's own counters, run word, local RingQueue push and pop, and LifoSlot's empty test),
+    // operations; a worker's own counters, run word, local RingQueue push and pop, LifoSlot's empty test, and its
+    // per-pop looks at the idle mask and the space waiters),
     // and a carrying BoundedRing's push and pop, which run only while the task is accepted or on a worker.
     public static long getLongPlainAt(long address) { return (long) LONG.get(ALL, address); }
     public static void setLongPlainAt(long address, long v) { LONG.set(ALL, address, v); }
     public static long getLongOpaqueAt(long address) { return (long) LONG.getOpaque(ALL, address); }
     public static void setLongOpaqueAt(long address, long v) { LONG.setOpaque(ALL, address, v); }
     public static long getLongAcquireAt(long address) { return (long) LONG.getAcquire(ALL, address); }
+    public static long getLongVolatileAt(long address) { return (long) LONG.getVolatile(ALL, address); }
     public static void setLongReleaseAt(long address, long v) { LONG.setRelease(ALL, address, v); }
 
     public static boolean casLongAt(long address, long expect, long update) {
@@ -103,6 +105,10 @@ public final class Mem {
 
     public static long getLongAcquireAt(MemorySegment s, long base, long off) {
         return RAW && base != 0 ? getLongAcquireAt(base + off) : getLongAcquire(s, off);
+    }
+
+    public static long getLongVolatileAt(MemorySegment s, long base, long off) {
+        return RAW && base != 0 ? getLongVolatileAt(base + off) : getLongVolatile(s, off);
     }
 
     public static void setLongPlainAt(MemorySegment s, long base, long off, long v) {

@@ -108,7 +108,7 @@ final class GlobalQueueScheduler implements Scheduler {
                 e = carriedFirst ? inject.tryPop() : carried.tryPop(self.taken);
             }
         }
-        if (e != QueueEntry.EMPTY && parking.idleMask() != 0 && !isEmpty()) {
+        if (e != QueueEntry.EMPTY && parking.idleMaskOnWorker() != 0 && !isEmpty()) {
             // Chained wake: we run one entry and more are queued while a worker sleeps. Volatile loads after our
             // CAS; a worker that announces after the idle-mask load re-checks the rings itself (ParkingLot). The
             // mask was just loaded, so wake directly (wakeOne's CAS on a bit decides who, -1 if none is left).

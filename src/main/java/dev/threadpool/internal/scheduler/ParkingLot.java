@@ -63,6 +63,8 @@ public final class ParkingLot {
     private static final VarHandle THREADS = MethodHandles.arrayElementVarHandle(Thread[].class);
 
     private final MemorySegment seg;
+    /** The block's address for {@link #idleMaskOnWorker} ({@link Mem#RAW}), else 0. */
+    private final long base;
     private final Thread[] threads;
     private final int workers;
     /** Where a waker stamps the unpark for the wake-latency histogram; null unless TimestampMode.FULL. */
@@ -70,6 +72,7 @@ public final class ParkingLot {
 
     public ParkingLot(PoolMemory memory, int workers) {
         this.seg = memory.allocate("idle mask", Layout.LENGTH);
+        this.base = Mem.RAW ? seg.address() : 0L;
         this.workers = workers;
         this.threads = new Thread[workers];
     }
@@ -129,6 +132,15 @@ public final class ParkingLot {
     /** The current idle mask (a volatile load; also the submitter's step b). */
     public long idleMask() {
         return Mem.getLongVolatile(seg, Layout.IDLE_MASK_OFFSET);
+    }
+
+    /**
+     * {@link #idleMask()} for a worker's per-task look after its pop (the chained wake's test): the same volatile
+     * load, by raw address (native-notes/FFM.md, "Raw addresses": the block is freed after every worker has been
+     * joined). Only on the pool's workers.
+     */
+    public long idleMaskOnWorker() {
+        return Mem.getLongVolatileAt(seg, base, Layout.IDLE_MASK_OFFSET);
     }
 
     /**

@@ -57,10 +57,13 @@ public final class SpaceWaiters {
     static final long PARK_CAP_NANOS = 1_000_000L;
 
     private final MemorySegment seg;
+    /** The block's address for {@link #hasWaitersOnWorker} ({@link Mem#RAW}), else 0. */
+    private final long base;
     private final Thread[] threads = new Thread[Layout.SLOTS];
 
     public SpaceWaiters(PoolMemory memory, String purpose) {
         this.seg = memory.allocate(purpose, Layout.LENGTH);
+        this.base = Mem.RAW ? seg.address() : 0L;
     }
 
     /**
@@ -152,5 +155,14 @@ public final class SpaceWaiters {
     /** True while some thread waits. */
     public boolean hasWaiters() {
         return Mem.getLongVolatile(seg, Layout.WAITING_OFFSET) != 0;
+    }
+
+    /**
+     * {@link #hasWaiters()} for a worker's look after each carried pop: the same volatile load, by raw address
+     * (native-notes/FFM.md, "Raw addresses": the block is freed after every worker has been joined). Only on the
+     * pool's workers.
+     */
+    public boolean hasWaitersOnWorker() {
+        return Mem.getLongVolatileAt(seg, base, Layout.WAITING_OFFSET) != 0;
     }
 }

@@ -350,7 +350,7 @@ final class WorkStealingScheduler implements Scheduler {
         long e = carried.tryPop(self.taken); // seq_cst CAS on head
         // volatile loads after our CAS (no fence needed: the CAS is seq_cst and nothing of ours is unpublished);
         // a worker that announces after the idle-mask load re-checks the ring itself (ParkingLot)
-        if (e != QueueEntry.EMPTY && parking.idleMask() != 0 && !carried.isEmpty()) {
+        if (e != QueueEntry.EMPTY && parking.idleMaskOnWorker() != 0 && !carried.isEmpty()) {
             parking.wakeOne(); // one waker per bit; -1 if a racing waker took the last one
             st.owesWake = false;
         }

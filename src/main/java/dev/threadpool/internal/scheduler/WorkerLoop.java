@@ -225,7 +225,7 @@ final class WorkerLoop {
         // tail: the signaller's half of the SpaceWaiters handshake with an outside submitter waiting for the
         // ring to drain to half (Submission, "Waiting for a carried cell"). Nobody waits: one load of a line
         // written only while somebody does.
-        if (ringSpace.hasWaiters() && scheduler.carriedLowWater()) {
+        if (ringSpace.hasWaitersOnWorker() && scheduler.carriedLowWater()) {
             ringSpace.signal();
         }
         final int w = self.index;
