@@ -53,6 +53,16 @@ class LaneExtensionTest {
         }
     }
 
+    /**
+     * Holds the pool's blocking worker (worker 0) in a blocking task until {@code release}, and returns once it is
+     * held: it cannot help the default lane, so default-lane tasks run on the watched workers only.
+     */
+    static void holdBlockingWorker(ThreadPool pool, CountDownLatch release) throws InterruptedException {
+        CountDownLatch held = new CountDownLatch(1);
+        pool.submit(() -> { held.countDown(); hold(release); }, SubmitOptions.BLOCKING);
+        await(held, "the blocking worker is held (so it cannot help the default lane)");
+    }
+
     static void await(CountDownLatch latch, String what) throws InterruptedException {
         assertTrue(latch.await(WAIT.toSeconds(), TimeUnit.SECONDS), what);
     }
@@ -261,9 +271,7 @@ class LaneExtensionTest {
         try {
             // Hold the blocking worker (it would help the default lane, and it is not watched), so every task
             // below runs on the one watched default worker.
-            CountDownLatch blockingHeld = new CountDownLatch(1);
-            pool.submit(() -> { blockingHeld.countDown(); hold(release); }, SubmitOptions.BLOCKING);
-            await(blockingHeld, "the blocking worker is held");
+            holdBlockingWorker(pool, release);
             WaitGroup wg = new WaitGroup();
             for (int i = 0; i < 4; i++) { // one after another on the one default worker, each seen ~100 times
                 pool.submit(() -> runFor(timeout / 3), wg);
@@ -295,9 +303,7 @@ class LaneExtensionTest {
         CountDownLatch releaseAll = new CountDownLatch(1);
         CountDownLatch releaseA = new CountDownLatch(1);
         try {
-            CountDownLatch blockingHeld = new CountDownLatch(1);
-            pool.submit(() -> { blockingHeld.countDown(); hold(releaseAll); }, SubmitOptions.BLOCKING);
-            await(blockingHeld, "the blocking worker is held");
+            holdBlockingWorker(pool, releaseAll);
             CountDownLatch defaultHeld = new CountDownLatch(1);
             pool.submit(() -> { defaultHeld.countDown(); hold(releaseAll); });
             await(defaultHeld, "the default worker is held");
@@ -337,9 +343,7 @@ class LaneExtensionTest {
         try {
             assertEquals(3, pool.workerSlots());
             assertTrue(liveThreads(pool).contains(pool.config().threadNamePrefix() + "watchdog"), "" + liveThreads(pool));
-            CountDownLatch blockingHeld = new CountDownLatch(1);
-            pool.submit(() -> { blockingHeld.countDown(); hold(release); }, SubmitOptions.BLOCKING);
-            await(blockingHeld, "the blocking worker is held (so it cannot help the default lane)");
+            holdBlockingWorker(pool, release);
             CountDownLatch held = new CountDownLatch(1);
             AtomicInteger stallOn = new AtomicInteger(-1);
             pool.submit(() -> { stallOn.set(pool.currentWorkerIndex()); held.countDown(); hold(releaseStall); });
@@ -403,9 +407,7 @@ class LaneExtensionTest {
                 .watchdogInterval(Duration.ofMillis(5)).blockingPromotionTimeout(Duration.ofMillis(10)).build());
         AtomicInteger queuedRan = new AtomicInteger();
         try {
-            CountDownLatch blockingHeld = new CountDownLatch(1);
-            pool.submit(() -> { blockingHeld.countDown(); hold(release); }, SubmitOptions.BLOCKING);
-            await(blockingHeld, "the blocking worker is held (so it cannot help the default lane)");
+            holdBlockingWorker(pool, release);
             CountDownLatch held = new CountDownLatch(2);
             pool.submit(() -> { held.countDown(); hold(release); });
             // Runs on the overflow worker the stall above brings: all three workers are then held.
@@ -457,9 +459,7 @@ class LaneExtensionTest {
         ThreadPool pool = ThreadPool.create(config(2, 1).maxOverflowWorkers(1)
                 .watchdogInterval(Duration.ofMillis(5)).blockingPromotionTimeout(Duration.ofMillis(10)).build());
         try {
-            CountDownLatch blockingHeld = new CountDownLatch(1);
-            pool.submit(() -> { blockingHeld.countDown(); hold(release); }, SubmitOptions.BLOCKING);
-            await(blockingHeld, "the blocking worker is held (so it cannot help the default lane)");
+            holdBlockingWorker(pool, release);
             CountDownLatch defaultHeld = new CountDownLatch(1);
             pool.submit(() -> { defaultHeld.countDown(); hold(release); });
             await(defaultHeld, "the default worker is held: a stall");
