@@ -1,7 +1,6 @@
 package dev.threadpool.examples;
 
 import dev.threadpool.PoolConfig;
-import dev.threadpool.PoolStats;
 import dev.threadpool.SchedulerVariant;
 import dev.threadpool.ThreadPool;
 import dev.threadpool.WaitGroup;
@@ -11,6 +10,7 @@ import java.util.Locale;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.ForkJoinTask;
 import java.util.concurrent.RecursiveAction;
+import java.util.function.IntConsumer;
 
 /**
  * A game-loop frame job system, run on this pool and on a {@link ForkJoinPool} of the same parallelism.
@@ -24,15 +24,14 @@ import java.util.concurrent.RecursiveAction;
  * {@value #BLOCK} frames, the first side swapped every block, so machine drift (other processes, frequency)
  * falls on both sides alike. Both pools stay up the whole time, as a game's would.
  *
- * <p>Our side, set up the way that measured best for frames of many tiny jobs (about a microsecond each
- * here): {@code GLOBAL_QUEUE} (one submitting thread, jobs that do not fork) and the whole frame handed over
- * in one {@link ThreadPool#submitBatch} call: one descriptor grab and one publish for the frame instead of
- * one per job, so the frame thread is done fanning out before the woken workers compete with it for the
- * cores. Each job counts itself out of the frame's {@link WaitGroup} (submitBatch takes no group). Measured
- * on a 2-core machine against one {@code submit(job, group)} per job: the fan-out 57 µs -> 14 µs and the
- * first job's start 56 µs -> 24 µs (frame p50); WORK_STEALING with a registered Submitter, a root task that
- * forks the jobs from a worker, {@code parallelFor}, and {@code SPIN_THEN_PARK} workers measured no better
- * (docs/PERFORMANCE_TRACKING.md, "GameLoop against ForkJoinPool").
+ * <p>Our side: one {@link ThreadPool#parallelFor parallelFor(0, jobs, 1, ...)} per frame on
+ * {@code GLOBAL_QUEUE}. Called from outside the pool, parallelFor lets the frame thread take part, as
+ * {@code ForkJoinPool.invoke} does: it offers the range to one helper task per worker and starts on the jobs
+ * itself at once, so the frame's first job does not wait for a parked worker's wake, and the frame thread, busy
+ * until the last job is claimed, waits only for jobs already running elsewhere. Measured against the earlier
+ * form (one {@link ThreadPool#submitBatch} and a {@link WaitGroup} the jobs count themselves out of, the frame
+ * thread parked until the last job's {@code done}): frame p50 0.85x-1.00x of FJP's became 0.68x-0.73x, p90
+ * 1.30x-1.66x became 0.95x-1.24x (docs/PERFORMANCE_TRACKING.md, entry 49).
  *
  * <p>The ForkJoinPool side is what a user of it would write: one {@link RecursiveAction} per job, made once and
  * {@link ForkJoinTask#reinitialize() reinitialized} every frame, and a root action whose {@code compute} is
@@ -79,42 +78,43 @@ public final class GameLoop {
     }
 
     /**
-     * This pool: each frame hands its jobs over in one {@link ThreadPool#submitBatch} call and waits for them
-     * at one reused {@link WaitGroup}. The jobs are made once, so the frame loop allocates nothing per job.
+     * This pool: each frame is one {@link ThreadPool#parallelFor} over the job indices, in which the frame thread
+     * runs jobs too. The jobs and the body are made once, so the frame loop allocates nothing per job (the call
+     * itself allocates three small objects per frame).
      */
     static final class Ours implements FrameRunner {
         final ThreadPool pool;
         final Runnable[] jobs;
-        final WaitGroup frame = new WaitGroup();
+        final IntConsumer body;
+        /** Runs of each job; plain: one frame's parallelFor returns after its jobs, which orders the frames. */
+        final int[] runs;
 
         Ours(int threads, World w, int jobCount) {
             // GLOBAL_QUEUE: the frame thread is the only submitter and the jobs do not fork, so one shared
-            // ring is all the frame needs. Capacity: one frame's jobs, whole.
+            // ring is all the frame needs (it carries one helper task per worker).
             pool = ThreadPool.create(PoolConfig.builder().maxThreads(threads)
-                    .queueCapacity(Math.max(2, Integer.highestOneBit(jobCount) << 1))
+                    .queueCapacity(Math.max(2, Integer.highestOneBit(threads) << 1))
                     .schedulerVariant(SchedulerVariant.GLOBAL_QUEUE).threadNamePrefix("frame-job-").build());
             jobs = new Runnable[jobCount];
+            runs = new int[jobCount];
             int entities = w.x.length;
             int slice = (entities + jobCount - 1) / jobCount;
             for (int j = 0; j < jobCount; j++) {
                 int from = Math.min(entities, j * slice);
                 int to = Math.min(entities, from + slice);
+                int job = j;
                 jobs[j] = () -> {
-                    try {
-                        w.update(from, to);
-                    } finally {
-                        frame.done(); // submitBatch takes no group: each job counts itself out
-                    }
+                    w.update(from, to);
+                    runs[job]++;
                 };
             }
+            Runnable[] js = jobs;
+            body = i -> js[i].run();
         }
 
         @Override
         public void frame(int f) throws InterruptedException {
-            frame.add(jobs.length); // before the hand-over, so no job can count out first
-            int accepted = pool.submitBatch(jobs, 0, jobs.length);
-            Args.check(accepted == jobs.length, "frame " + f + ": all jobs accepted, " + accepted);
-            Args.check(frame.await(Duration.ofSeconds(30)), "frame " + f + " finished");
+            pool.parallelFor(0, jobs.length, 1, body); // grain 1: a job is the smallest piece claimed
         }
 
         @Override
@@ -200,15 +200,15 @@ public final class GameLoop {
         World fjpWorld = new World(entities);
         long[] oursNanos = new long[frames];
         long[] fjpNanos = new long[frames];
-        long oursJobs;
+        int[] oursRuns;
         try (Ours ours = new Ours(threads, oursWorld, jobs); Fjp fjp = new Fjp(threads, fjpWorld, jobs)) {
             run(ours, fjp, warmup, null, null);
             run(ours, fjp, frames, oursNanos, fjpNanos);
-            ours.close(); // then every job has counted itself as completed in the stats too
-            PoolStats s = ours.pool.statsSnapshot();
-            oursJobs = s.completed();
+            oursRuns = ours.runs;
         }
-        Args.check(oursJobs == (long) (warmup + frames) * jobs, "every job ran once: " + oursJobs);
+        for (int j = 0; j < jobs; j++) {
+            Args.check(oursRuns[j] == warmup + frames, "job " + j + " ran once per frame: " + oursRuns[j]);
+        }
         float[] expect = serial(warmup + frames, entities);
         Args.check(Arrays.equals(oursWorld.x, expect), "our frames equal the serial simulation");
         Args.check(Arrays.equals(fjpWorld.x, expect), "ForkJoinPool frames equal the serial simulation");

@@ -245,23 +245,35 @@ public final class ThreadPool implements AutoCloseable {
 
     /**
      * Runs {@code body.accept(i)} for every {@code i} in {@code [from, to)} on this pool and returns when all
-     * have run. The range is split by recursive halving with {@link #join} (leaves of at most {@code grain}
-     * indices run {@code body} in a loop), so idle workers steal big halves instead of one task per index.
-     * From outside the pool the range is handed over as one task and the caller waits; from one of its
-     * workers it splits on that worker. A full pool never blocks or deadlocks it: its joins on a worker take no
-     * descriptor.
+     * have run, in leaves of at most {@code grain} indices (a leaf runs {@code body} in a loop), never one task
+     * per index.
+     *
+     * <ul>
+     *   <li><b>From outside the pool</b> the calling thread takes part, as the caller of
+     *       {@code ForkJoinPool.invoke} does: it offers the range to at most {@code maxThreads} helper tasks (one
+     *       attempt each: a full or shutting-down pool gets fewer, never a wait), then claims and runs chunks
+     *       itself from a cursor it shares with them, and waits only for chunks still running on workers. So
+     *       {@code body} runs on the caller's thread too, and every index runs even if no worker is free or the
+     *       pool is shut down meanwhile (helpers swept by {@code shutdown(CANCEL_PENDING)} never claimed any).
+     *       A helper task that starts after the range is done returns at once. The helpers count in
+     *       {@link #statsSnapshot()} as tasks.</li>
+     *   <li><b>From one of its workers</b> (nested) it splits on that worker by recursive halving with
+     *       {@link #join}, so idle workers steal big halves; a full pool never blocks or deadlocks it: its joins
+     *       take no descriptor.</li>
+     * </ul>
      *
      * <p>If {@code body} throws, the first {@link Throwable} is kept, indices not yet started are skipped,
      * and once every index has run or been skipped it is rethrown as the cause of a
-     * {@link TaskFailedException}. If {@code shutdown(CANCEL_PENDING)} sweeps the handed-over range before it
-     * started, no index runs and {@link TaskCancelledException} says so. Works on every variant.
+     * {@link TaskFailedException}. Works on every variant. See docs/DESIGN.md, "parallelFor".
      *
      * @param from  first index, inclusive
      * @param to    last index, exclusive; {@code from <= to}
      * @param grain most indices one leaf runs; {@code >= 1}
      * @throws IllegalArgumentException if {@code from > to} or {@code grain < 1}
-     * @throws InterruptedException if an outside caller is interrupted while waiting (chunks already handed
-     *         to the pool still run)
+     * @throws PoolShutdownException if shutdown had begun before the call (a shutdown during it only stops the
+     *         helpers: the caller runs what is left)
+     * @throws InterruptedException if an outside caller is interrupted while it waits for chunks still
+     *         running on workers (those run to their end; no index is left unclaimed by then)
      */
     public void parallelFor(int from, int to, int grain, java.util.function.IntConsumer body)
             throws InterruptedException {

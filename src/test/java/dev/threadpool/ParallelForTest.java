@@ -202,4 +202,120 @@ class ParallelForTest {
         closed.close();
         assertThrows(PoolShutdownException.class, () -> closed.parallelFor(0, 10, 1, i -> { }));
     }
+
+    /** Holds every worker of {@code pool} in a task until {@code release} opens; returns when all have started. */
+    private static void holdEveryWorker(ThreadPool pool, int workers, CountDownLatch release) {
+        CountDownLatch started = new CountDownLatch(workers);
+        for (int w = 0; w < workers; w++) {
+            pool.submit(() -> {
+                started.countDown();
+                try {
+                    release.await(WAIT.toSeconds(), TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+        }
+        try {
+            assertTrue(started.await(WAIT.toSeconds(), TimeUnit.SECONDS), "every worker holds a task");
+        } catch (InterruptedException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    /**
+     * From outside the pool the caller takes part: with every worker held it runs the whole range itself and
+     * returns (no wait on a worker, no deadlock); its helper tasks, left queued, run afterwards and find nothing
+     * to claim, so no index runs twice.
+     */
+    @ParameterizedTest
+    @MethodSource("variants")
+    void anOutsideCallerRunsTheRangeItselfWhileEveryWorkerIsBusy(TestSupport.PoolVariant v) throws Exception {
+        ThreadPool pool = ThreadPool.create(config(v).build());
+        CountDownLatch release = new CountDownLatch(1);
+        holdEveryWorker(pool, 4, release);
+        final int n = 10_000;
+        AtomicIntegerArray seen = new AtomicIntegerArray(n);
+        AtomicInteger onCaller = new AtomicInteger();
+        Thread caller = Thread.currentThread();
+        long before = pool.statsSnapshot().submitted();
+        pool.parallelFor(0, n, 10, i -> {
+            seen.incrementAndGet(i);
+            if (Thread.currentThread() == caller) {
+                onCaller.incrementAndGet();
+            }
+        });
+        assertEachOnce(seen, 0, n);
+        assertTrue(onCaller.get() > 0, "the caller ran indices itself");
+        long helpers = pool.statsSnapshot().submitted() - before;
+        assertTrue(helpers >= 1 && helpers <= 4, "one helper task per worker at most, got " + helpers);
+        release.countDown();
+        awaitQuiescent(pool);
+        assertEachOnce(seen, 0, n); // the queued helpers ran after the call and claimed nothing
+        pool.close();
+        assertClosedClean(pool);
+    }
+
+    /**
+     * Helpers swept by shutdownNow before they ran cancel nothing of the call (the caller already ran their
+     * share), and running a swept helper later claims nothing.
+     */
+    @ParameterizedTest
+    @MethodSource("variants")
+    void sweptHelpersCancelNothingAndRunningThemLaterDoesNothing(TestSupport.PoolVariant v) throws Exception {
+        ThreadPool pool = ThreadPool.create(config(v).build());
+        CountDownLatch release = new CountDownLatch(1);
+        holdEveryWorker(pool, 4, release);
+        AtomicIntegerArray seen = new AtomicIntegerArray(1000);
+        pool.parallelFor(0, 1000, 1, i -> seen.incrementAndGet(i));
+        assertEachOnce(seen, 0, 1000);
+        java.util.List<Runnable> swept = pool.asExecutorService().shutdownNow();
+        release.countDown();
+        assertTrue(!swept.isEmpty(), "the queued helpers were swept");
+        for (Runnable r : swept) {
+            r.run(); // a helper whose range has run out: claims nothing
+        }
+        assertEachOnce(seen, 0, 1000);
+        assertTrue(pool.asExecutorService().awaitTermination(WAIT.toSeconds(), TimeUnit.SECONDS));
+        pool.close(); // frees the arena (termination alone keeps it for the stats)
+        assertClosedClean(pool);
+    }
+
+    /**
+     * An outside caller interrupted while it waits for a chunk a worker still runs: InterruptedException, and
+     * that chunk still runs to its end, once.
+     */
+    @ParameterizedTest
+    @MethodSource("variants")
+    void anInterruptedOutsideCallerThrowsAndTheWorkersChunkStillEnds(TestSupport.PoolVariant v) throws Exception {
+        ThreadPool pool = ThreadPool.create(config(v).maxThreads(2).build());
+        CountDownLatch workerIn = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        AtomicIntegerArray seen = new AtomicIntegerArray(2);
+        AtomicInteger ended = new AtomicInteger();
+        Thread caller = Thread.currentThread();
+        assertThrows(InterruptedException.class, () -> pool.parallelFor(0, 2, 1, i -> {
+            seen.incrementAndGet(i);
+            try {
+                if (Thread.currentThread() == caller) {
+                    // a helper holds the other index before the caller runs out and waits, interrupted
+                    assertTrue(workerIn.await(WAIT.toSeconds(), TimeUnit.SECONDS), "a worker took a chunk");
+                    Thread.currentThread().interrupt();
+                } else {
+                    workerIn.countDown();
+                    assertTrue(release.await(WAIT.toSeconds(), TimeUnit.SECONDS), "released");
+                }
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+            ended.incrementAndGet();
+        }));
+        assertEquals(1, ended.get(), "the caller's index ended; the worker's is still running");
+        release.countDown();
+        TestSupport.eventually("the worker's chunk ended", () -> ended.get() == 2);
+        assertEachOnce(seen, 0, 2);
+        awaitQuiescent(pool);
+        pool.close();
+        assertClosedClean(pool);
+    }
 }

@@ -30,6 +30,7 @@ public final class CountingStress {
         register(new WorkDequeSubject());
         register(new WaitGroupSubject());
         register(new JoinTreeSubject());
+        register(new ParallelForSubject());
     }
 
     static void register(StressSubject s) {

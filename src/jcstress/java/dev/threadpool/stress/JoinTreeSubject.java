@@ -69,6 +69,7 @@ final class JoinTreeSubject implements StressSubject {
                         failed.compareAndSet(null, t);
                     }
                 }, "join-caller-" + c);
+                ts[c].setDaemon(true); // a hung caller is reported below and must not keep the JVM alive
                 ts[c].start();
             }
             for (Thread t : ts) {

@@ -323,7 +323,7 @@ public final class PoolCore {
         return submission.submitWaitable(currentWorker(), submitter, task, flags);
     }
 
-    /** {@link ParallelFor}'s wait: runs one queued entry nested if the caller is a worker below the bound. */
+    /** A worker's {@code WaitGroup.await}: runs one queued entry nested if the caller is a worker below the bound. */
     boolean helpOnce() {
         return loop.helpOnce(currentWorker());
     }
