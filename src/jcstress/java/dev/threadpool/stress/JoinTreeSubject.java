@@ -5,7 +5,6 @@ import dev.threadpool.PoolStats;
 import dev.threadpool.QueueKind;
 import dev.threadpool.SchedulerVariant;
 import dev.threadpool.ThreadPool;
-import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * {@code ThreadPool.join} under counting stress: random binary join trees whose leaves are the items. The items
@@ -50,39 +49,20 @@ final class JoinTreeSubject implements StressSubject {
             int callers = k % 2 == 0 ? Math.max(1, threads) : 1;
             ThreadPool pool = ThreadPool.create(configs[k].maxThreads(Math.max(2, threads)).queueCapacity(capacity)
                     .daemon(true).build());
-            AtomicReference<Throwable> failed = new AtomicReference<>();
-            Thread[] ts = new Thread[callers];
+            OutsideCallers.Body[] bodies = new OutsideCallers.Body[callers];
             long part = (hi - lo + callers - 1) / callers;
             int pairs = 0;
             for (int c = 0; c < callers; c++) {
                 long clo = lo + c * part;
                 long chi = Math.min(hi, clo + part);
                 if (clo >= chi) {
-                    ts[c] = null;
                     continue;
                 }
                 pairs += chi - clo > LEAF ? 1 : 0;
-                ts[c] = new Thread(() -> {
-                    try {
-                        new Node(pool, seen, clo, chi).run(); // the root join from outside, the rest on workers
-                    } catch (Throwable t) {
-                        failed.compareAndSet(null, t);
-                    }
-                }, "join-caller-" + c);
-                ts[c].setDaemon(true); // a hung caller is reported below and must not keep the JVM alive
-                ts[c].start();
+                // the root join from outside, the rest on workers
+                bodies[c] = () -> new Node(pool, seen, clo, chi).run();
             }
-            for (Thread t : ts) {
-                if (t != null) {
-                    t.join(120_000);
-                    if (t.isAlive()) {
-                        throw new IllegalStateException(t.getName() + " did not finish within 120 s");
-                    }
-                }
-            }
-            if (failed.get() != null) {
-                throw new IllegalStateException("a join failed", failed.get());
-            }
+            OutsideCallers.runAll("join-caller-", bodies, "a join");
             pool.close();
             PoolStats after = pool.statsSnapshot();
             if (after.taskDescLive() != 0 || after.liveBytes() != 0 || after.submitted() != pairs

@@ -6,7 +6,6 @@ import dev.threadpool.QueueKind;
 import dev.threadpool.SchedulerVariant;
 import dev.threadpool.ThreadPool;
 import java.util.SplittableRandom;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -54,41 +53,20 @@ final class ParallelForSubject implements StressSubject {
                 break;
             }
             ThreadPool pool = ThreadPool.create(configs[k].maxThreads(Math.max(2, threads)).daemon(true).build());
-            AtomicReference<Throwable> failed = new AtomicReference<>();
             LongAdder calls = new LongAdder();
             LongAdder nested = new LongAdder();
-            Thread[] ts = new Thread[callers];
+            OutsideCallers.Body[] bodies = new OutsideCallers.Body[callers];
             long part = (hi - lo + callers - 1) / callers;
             for (int c = 0; c < callers; c++) {
                 long clo = lo + c * part;
                 long chi = Math.min(hi, clo + part);
                 if (clo >= chi) {
-                    ts[c] = null;
                     continue;
                 }
                 SplittableRandom rnd = new SplittableRandom(runSeed + 0x5DEECE66DL * (k + 1) + c);
-                Caller caller = new Caller(pool, seen, (int) clo, (int) chi, rnd, calls, nested);
-                ts[c] = new Thread(() -> {
-                    try {
-                        caller.run();
-                    } catch (Throwable t) {
-                        failed.compareAndSet(null, t);
-                    }
-                }, "parallel-for-caller-" + c);
-                ts[c].setDaemon(true); // a caller stuck in its wait must not keep the JVM alive after the report
-                ts[c].start();
+                bodies[c] = new Caller(pool, seen, (int) clo, (int) chi, rnd, calls, nested)::run;
             }
-            for (Thread t : ts) {
-                if (t != null) {
-                    t.join(120_000);
-                    if (t.isAlive()) {
-                        throw new IllegalStateException(t.getName() + " did not finish within 120 s");
-                    }
-                }
-            }
-            if (failed.get() != null) {
-                throw new IllegalStateException("a parallelFor failed", failed.get());
-            }
+            OutsideCallers.runAll("parallel-for-caller-", bodies, "a parallelFor");
             pool.close();
             PoolStats after = pool.statsSnapshot();
             if (after.taskDescLive() != 0 || after.liveBytes() != 0
