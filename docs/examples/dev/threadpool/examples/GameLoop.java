@@ -4,7 +4,6 @@ import dev.threadpool.PoolConfig;
 import dev.threadpool.SchedulerVariant;
 import dev.threadpool.ThreadPool;
 import dev.threadpool.WaitGroup;
-import java.time.Duration;
 import java.util.Arrays;
 import java.util.Locale;
 import java.util.concurrent.ForkJoinPool;
@@ -30,8 +29,9 @@ import java.util.function.IntConsumer;
  * itself at once, so the frame's first job does not wait for a parked worker's wake, and the frame thread, busy
  * until the last job is claimed, waits only for jobs already running elsewhere. Measured against the earlier
  * form (one {@link ThreadPool#submitBatch} and a {@link WaitGroup} the jobs count themselves out of, the frame
- * thread parked until the last job's {@code done}): frame p50 0.85x-1.00x of FJP's became 0.68x-0.73x, p90
- * 1.30x-1.66x became 0.95x-1.24x (docs/PERFORMANCE_TRACKING.md, entry 49).
+ * thread parked until the last job's {@code done}), ten runs each on a 2-core machine: frame p50 0.87x-1.03x of
+ * FJP's became 0.63x-0.79x and p90 1.28x-1.67x became 0.92x-1.23x; p99 stayed within this machine's noise on
+ * both sides (docs/PERFORMANCE_TRACKING.md, entry 49).
  *
  * <p>The ForkJoinPool side is what a user of it would write: one {@link RecursiveAction} per job, made once and
  * {@link ForkJoinTask#reinitialize() reinitialized} every frame, and a root action whose {@code compute} is
