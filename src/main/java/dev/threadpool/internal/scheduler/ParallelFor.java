@@ -113,6 +113,10 @@ public final class ParallelFor {
      * helper's read sees the waiter (and unparks it) or the caller's re-read sees the helper's add. Whichever
      * add makes the count whole, the caller cannot park after it unseen. jcstress
      * {@code ParallelForClaimsTest} checks this and the claims.
+     *
+     * <p>Not a {@link dev.threadpool.WaitGroup}: that one is built for one done per task from many workers (a
+     * padded, striped array of 0.7 to 1.4 KB, {@code int} deltas); here at most {@code maxThreads + 1} adds of
+     * {@code long} counts per call meet one waiter, and two plain volatile words cost 121 B per call in all.
      */
     public static final class Claims implements Runnable {
         private static final VarHandle NEXT;
@@ -178,11 +182,14 @@ public final class ParallelFor {
          */
         public boolean runAsCaller(long waitNanos) throws InterruptedException {
             long mine = claimAndRun();
+            // volatile RMW: the caller's share joins the count; its result seeing the total means every helper's
+            // add (and so its chunks' writes) came before it
             if ((long) FINISHED.getAndAdd(this, mine) + mine == total) {
                 return true; // every chunk ended, the caller's last: nobody to wait for
             }
             waiter = Thread.currentThread(); // volatile; then the re-read below (the class comment's Dekker)
             long deadline = waitNanos == Long.MAX_VALUE ? 0L : System.nanoTime() + waitNanos;
+            // volatile load: the re-read of the Dekker pair; the total seen pairs with the helpers' adds
             while ((long) FINISHED.getVolatile(this) != total) {
                 if (Thread.interrupted()) {
                     throw new InterruptedException("interrupted while waiting for parallelFor chunks that workers"
@@ -228,6 +235,7 @@ public final class ParallelFor {
         @Override
         public void run() {
             long mine = claimAndRun();
+            // volatile RMW after the last chunk: publishes its writes to the caller's load that sees the total
             if (mine != 0 && (long) FINISHED.getAndAdd(this, mine) + mine == total) {
                 Thread w = waiter; // volatile, after the add (the class comment's Dekker)
                 if (w != null) {
@@ -240,6 +248,7 @@ public final class ParallelFor {
         private long claimAndRun() {
             long mine = 0;
             for (;;) {
+                // volatile load; nothing is published through the cursor, the CAS below alone decides a claim
                 long lo = (long) NEXT.getVolatile(this);
                 if (lo >= to) {
                     return mine;
