@@ -48,9 +48,10 @@ done
 # ---- protocol --------------------------------------------------------------------------------------------
 # Full: 2 forks x (2 x 1 s warm-up + 5 x 1 s measurement), ping_pong 5 forks; docs/BENCHMARKS.md has the time
 # budget.
-# ping_pong's p50 lands in one of two modes per JVM, for ForkJoinPool as for ours (PERFORMANCE_TRACKING 51):
-# with two forks a side, one slow fork halves a ratio. The full protocol gives it PING_PONG_FORKS forks, so
-# that the chart script's median of the per-fork percentiles is the typical fork's.
+# ping_pong's p50 lands in one of two modes of the box that last tens of seconds and catch every pool alike,
+# FJP and the Disruptor too (PERFORMANCE_TRACKING 51): with two forks a side, one slow fork halves a ratio. The
+# full protocol gives it PING_PONG_FORKS forks, so the chart script's median of the per-fork percentiles needs
+# three forks of five in one mode.
 PING_PONG_FORKS=5
 if [[ $quick == 1 ]]; then
     forks=1
