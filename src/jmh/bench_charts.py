@@ -3,8 +3,9 @@
 
     python3 src/jmh/bench_charts.py [--in target/jmh] [--out docs/bench] [--mode full|quick]
 
-Reads every *.json JMH result in --in (written by src/jmh/run-benchmarks.sh with -rf json) and the
-HdrHistogram rows of LatencyBench (--in/latency.csv), and writes into --out:
+Reads every *.json JMH result in --in (written by src/jmh/run-benchmarks.sh with -rf json; a pool that ran in
+several rounds, one JSON per class and round, is merged as JMH merges forks) and the HdrHistogram rows of
+LatencyBench (--in/latency.csv), and writes into --out:
 
   throughput-ratio.svg   every throughput workload, each pool's tasks/s relative to ForkJoinPool (= 1.0)
   alloc-per-task.svg     gc.alloc.rate.norm (bytes per task) per workload and pool
@@ -106,6 +107,9 @@ class Result:
         norm = sec.get("gc.alloc.rate.norm")
         self.alloc = float(norm["score"]) if norm else None
         self.forks = entry.get("forks")
+        # one list of iteration scores per fork; what merge_rounds pools when a pool ran in several rounds
+        raw = pm.get("rawData")
+        self.raw = raw if isinstance(raw, list) else None
 
     @property
     def workload(self):
@@ -114,6 +118,49 @@ class Result:
     @property
     def higher_is_better(self):
         return self.mode == "thrpt"
+
+
+# Student's t at 0.9995 (a two-sided 99.9 % interval, JMH's scoreError) by degrees of freedom.
+T_999 = {1: 636.62, 2: 31.599, 3: 12.924, 4: 8.610, 5: 6.869, 6: 5.959, 7: 5.408, 8: 5.041, 9: 4.781,
+         10: 4.587, 11: 4.437, 12: 4.318, 13: 4.221, 14: 4.140, 15: 4.073, 16: 4.015, 17: 3.965, 18: 3.922,
+         19: 3.883, 20: 3.850, 21: 3.819, 22: 3.792, 23: 3.768, 24: 3.745, 25: 3.725, 26: 3.707, 27: 3.690,
+         28: 3.674, 29: 3.659, 30: 3.646}
+
+
+def t_999(df):
+    if df in T_999:
+        return T_999[df]
+    for bound, value in ((40, 3.551), (60, 3.460), (120, 3.373)):
+        if df <= bound:
+            return value
+    return 3.291
+
+
+def merge_rounds(results):
+    """One Result per pool and workload: the full protocol runs each pool once per round (one JSON per class
+    and round), and a pool's rounds are merged here as JMH merges forks: the score is the mean of every
+    iteration of every round, the error JMH's 99.9 % half-width over them, the allocation the mean per fork."""
+    groups = {}
+    for r in results:
+        groups.setdefault((r.klass, r.method, r.mode, r.pool, r.threads, r.extra), []).append(r)
+    merged = []
+    for rs in groups.values():
+        if len(rs) == 1:
+            merged.append(rs[0])
+            continue
+        m = rs[0]
+        values = [v for r in rs for fork in (r.raw or []) for v in fork]
+        if len(values) >= 2:
+            m.score = statistics.fmean(values)
+            m.error = t_999(len(values) - 1) * statistics.stdev(values) / math.sqrt(len(values))
+        else:
+            m.score = statistics.fmean(r.score for r in rs)
+            m.error = None
+        allocs = [(r.alloc, r.forks or 1) for r in rs if r.alloc is not None]
+        m.alloc = sum(a * w for a, w in allocs) / sum(w for _, w in allocs) if allocs else None
+        m.forks = sum(r.forks or 1 for r in rs)
+        merged.append(m)
+    return merged
 
 
 def read_results(in_dir):
@@ -132,6 +179,7 @@ def read_results(in_dir):
                 r = Result(entry)
                 if r.pool is not None:
                     results.append(r)
+    results = merge_rounds(results)
     # Show only the extra parameters that vary within a workload (flood_1m has a batch parameter it ignores).
     seen = {}
     for r in results:

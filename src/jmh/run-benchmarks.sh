@@ -2,7 +2,7 @@
 # Runs the benchmark suite against ForkJoinPool / ThreadPoolExecutor / the Disruptor and renders the charts.
 # See docs/BENCHMARKS.md for the protocol.
 #
-#   src/jmh/run-benchmarks.sh            # full protocol; JSON in target/jmh/, charts + table in docs/bench/
+#   src/jmh/run-benchmarks.sh            # full protocol (2 rounds); JSON in target/jmh/, charts + table in docs/bench/
 #   src/jmh/run-benchmarks.sh --quick    # smoke: 1 fork, 1 x 1 s warm-up and measurement; charts in target/jmh/charts/
 #   src/jmh/run-benchmarks.sh --quick --only PoolFloodBench,BurstBench -- -p pool=GLOBAL_QUEUE,FJP
 #
@@ -11,6 +11,7 @@
 #   --only A,B       run only these benchmark classes (simple names)
 #   --no-charts      do not run the chart script afterwards
 #   --charts-out DIR where the chart script writes (default: docs/bench for full runs, target/jmh/charts for quick)
+#   --rounds N       full protocol: N rounds, each running every class with one fork per pool (default 2)
 #   -- ARGS...       passed to JMH as they are, after the protocol's own: options the protocol does not set,
 #                    e.g. -p pool=... (JMH refuses an option given twice, so they cannot replace -f or -i)
 #
@@ -30,6 +31,7 @@ quick=0
 charts=1
 charts_out=""
 only=""
+rounds_opt=""
 extra=()
 while [[ $# -gt 0 ]]; do
     case "$1" in
@@ -38,29 +40,36 @@ while [[ $# -gt 0 ]]; do
         --no-charts) charts=0 ;;
         --charts-out) charts_out="$2"; shift ;;
         --only) only="$2"; shift ;;
+        --rounds) rounds_opt="$2"; shift ;;
         --) shift; extra=("$@"); break ;;
-        -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
         *) echo "unknown option: $1 (try --help)" >&2; exit 2 ;;
     esac
     shift
 done
 
 # ---- protocol --------------------------------------------------------------------------------------------
-# Full: 2 forks x (2 x 1 s warm-up + 5 x 1 s measurement), ping_pong 5 forks; docs/BENCHMARKS.md has the time
-# budget.
-# ping_pong's p50 lands in one of two modes of the box that last tens of seconds and catch every pool alike,
-# FJP and the Disruptor too (PERFORMANCE_TRACKING 51): with two forks a side, one slow fork halves a ratio. The
-# full protocol gives it PING_PONG_FORKS forks, so the chart script's median of the per-fork percentiles needs
-# three forks of five in one mode.
-PING_PONG_FORKS=5
+# Full: ROUNDS rounds; each round runs every class with one fork per pool (2 x 1 s warm-up + 5 x 1 s
+# measurement), so a pool's forks are one round (about 12 minutes) apart instead of back to back. This box
+# has slow periods of seconds to tens of seconds that slow every pool alike (PERFORMANCE_TRACKING 51, 52):
+# forks run back to back share one period, so one pool's score could come from a slow period and its peer's
+# from a fast one; forks a round apart sample the box independently. The chart script merges a pool's forks
+# from every round (its score is the mean of all their iterations, as JMH's own over its forks).
+# ping_pong, whose p50 flips between two modes with those periods, runs PING_PONG_FORKS forks per round in a
+# JMH invocation of its own (the chart script takes the median of its per-fork percentiles).
+PING_PONG_FORKS=3
 if [[ $quick == 1 ]]; then
-    forks=1
-    protocol=(-wi 1 -w 1s -i 1 -r 1s)
+    rounds=1
+    protocol=(-f 1 -wi 1 -w 1s -i 1 -r 1s)
     mode=quick
 else
-    forks=2
-    protocol=(-wi 2 -w 1s -i 5 -r 1s)
+    rounds=${rounds_opt:-2}
+    protocol=(-f 1 -wi 2 -w 1s -i 5 -r 1s)
     mode=full
+fi
+if ! [[ $rounds =~ ^[1-9][0-9]*$ ]]; then
+    echo "--rounds must be a whole number >= 1, got '$rounds'" >&2
+    exit 2
 fi
 if [[ -z "$charts_out" ]]; then
     if [[ $quick == 1 ]]; then charts_out=target/jmh/charts; else charts_out=docs/bench; fi
@@ -84,46 +93,58 @@ export BENCH_LATENCY_OUT="$ROOT/target/jmh/latency.csv"
 ran=()
 skipped=()
 failed=()
-start_all=$(date +%s)
+declare -A status # class -> ok | failed
+todo=()
 for c in "${classes[@]}"; do
     if [[ ! -f "target/test-classes/dev/threadpool/jmh/$c.class" ]]; then
         echo "== $c: not in this build, skipped"
         skipped+=("$c")
         continue
     fi
-    # One JMH invocation per class; in the full protocol LatencyBench's ping_pong gets one of its own, with
-    # PING_PONG_FORKS forks (its percentiles go to the same latency.csv, its scores to a JSON of its own).
-    parts=("$c|^dev\.threadpool\.jmh\.$c\.|-f $forks")
+    todo+=("$c")
+    status[$c]=ok
+    # a part or round this protocol does not run leaves nothing behind for the chart script
+    rm -f "target/jmh/$c.json" "target/jmh/$c".*.json "target/jmh/$c"-*.json
     if [[ $c == LatencyBench ]]; then
         rm -f "$BENCH_LATENCY_OUT"
-        if [[ $mode == full ]]; then
-            parts=("$c|^dev\.threadpool\.jmh\.$c\.|-f $forks -e ^dev\.threadpool\.jmh\.$c\.ping_pong\$"
+    fi
+done
+start_all=$(date +%s)
+for (( round = 1; round <= rounds; round++ )); do
+    for c in "${todo[@]}"; do
+        # One JMH invocation per class and round; in the full protocol LatencyBench's ping_pong gets one of its
+        # own (its percentiles go to the same latency.csv, its scores to a JSON of its own).
+        parts=("$c|^dev\.threadpool\.jmh\.$c\.|")
+        if [[ $c == LatencyBench && $mode == full ]]; then
+            parts=("$c|^dev\.threadpool\.jmh\.$c\.|-e ^dev\.threadpool\.jmh\.$c\.ping_pong\$"
                    "$c-ping_pong|^dev\.threadpool\.jmh\.$c\.ping_pong\$|-f $PING_PONG_FORKS")
         fi
-    fi
-    rm -f "target/jmh/$c.json" "target/jmh/$c"-*.json # a part this protocol does not run leaves nothing behind
-    ok=1
-    t0=$(date +%s)
-    for part in "${parts[@]}"; do
-        IFS='|' read -r name regex more <<< "$part"
-        read -r -a more_args <<< "$more"
-        json="target/jmh/$name.json"
-        cmd=("$JAVA" "${JVM_FLAGS[@]}" -cp "$CP" org.openjdk.jmh.Main "$regex"
-             "${more_args[@]}" "${protocol[@]}" -prof gc -rf json -rff "$json" "${extra[@]}")
-        echo "== $name ($mode): ${cmd[*]:4}"
-        # JMH holds /tmp/jmh.lock while it runs: a second JMH on the machine (another engineer's) makes this one
-        # exit at once. That class then counts as failed; the others still run.
-        if ! "${cmd[@]}" 2>&1 | tee "target/jmh/$name.log"; then
-            echo "== $name FAILED after $(( $(date +%s) - t0 )) s (log: target/jmh/$name.log)"
-            ok=0
-        fi
+        t0=$(date +%s)
+        for part in "${parts[@]}"; do
+            IFS='|' read -r name regex more <<< "$part"
+            read -r -a more_args <<< "$more"
+            json="target/jmh/$name.json"
+            if (( rounds > 1 )); then json="target/jmh/$name.r$round.json"; fi
+            args=("${protocol[@]}")
+            if [[ ${more_args[0]:-} == -f ]]; then # this part's own fork count replaces the protocol's
+                args=(-f "${more_args[1]}" "${protocol[@]:2}")
+                more_args=("${more_args[@]:2}")
+            fi
+            cmd=("$JAVA" "${JVM_FLAGS[@]}" -cp "$CP" org.openjdk.jmh.Main "$regex"
+                 "${args[@]}" "${more_args[@]}" -prof gc -rf json -rff "$json" "${extra[@]}")
+            echo "== $name, round $round of $rounds ($mode): ${cmd[*]:4}"
+            # JMH holds /tmp/jmh.lock while it runs: a second JMH on the machine (another engineer's) makes this
+            # one exit at once. That class then counts as failed; the others still run.
+            if ! "${cmd[@]}" 2>&1 | tee "target/jmh/$name.log"; then
+                echo "== $name FAILED in round $round after $(( $(date +%s) - t0 )) s (log: target/jmh/$name.log)"
+                status[$c]=failed
+            fi
+        done
+        echo "== $c, round $round took $(( $(date +%s) - t0 )) s"
     done
-    if [[ $ok == 1 ]]; then
-        echo "== $c took $(( $(date +%s) - t0 )) s"
-        ran+=("$c")
-    else
-        failed+=("$c")
-    fi
+done
+for c in "${todo[@]}"; do
+    if [[ ${status[$c]} == ok ]]; then ran+=("$c"); else failed+=("$c"); fi
 done
 echo "== suite ($mode) took $(( $(date +%s) - start_all )) s; ran: ${ran[*]:-none};" \
      "skipped: ${skipped[*]:-none}; failed: ${failed[*]:-none}"
