@@ -104,7 +104,7 @@ for c in "${classes[@]}"; do
     todo+=("$c")
     status[$c]=ok
     # a part or round this protocol does not run leaves nothing behind for the chart script
-    rm -f "target/jmh/$c.json" "target/jmh/$c".*.json "target/jmh/$c"-*.json
+    rm -f "target/jmh/$c".json "target/jmh/$c".*.json "target/jmh/$c"-*.json "target/jmh/$c"*.log
     if [[ $c == LatencyBench ]]; then
         rm -f "$BENCH_LATENCY_OUT"
     fi
@@ -123,8 +123,9 @@ for (( round = 1; round <= rounds; round++ )); do
         for part in "${parts[@]}"; do
             IFS='|' read -r name regex more <<< "$part"
             read -r -a more_args <<< "$more"
-            json="target/jmh/$name.json"
-            if (( rounds > 1 )); then json="target/jmh/$name.r$round.json"; fi
+            base="target/jmh/$name"
+            if (( rounds > 1 )); then base="target/jmh/$name.r$round"; fi
+            json="$base.json"
             args=("${protocol[@]}")
             if [[ ${more_args[0]:-} == -f ]]; then # this part's own fork count replaces the protocol's
                 args=(-f "${more_args[1]}" "${protocol[@]:2}")
@@ -135,8 +136,8 @@ for (( round = 1; round <= rounds; round++ )); do
             echo "== $name, round $round of $rounds ($mode): ${cmd[*]:4}"
             # JMH holds /tmp/jmh.lock while it runs: a second JMH on the machine (another engineer's) makes this
             # one exit at once. That class then counts as failed; the others still run.
-            if ! "${cmd[@]}" 2>&1 | tee "target/jmh/$name.log"; then
-                echo "== $name FAILED in round $round after $(( $(date +%s) - t0 )) s (log: target/jmh/$name.log)"
+            if ! "${cmd[@]}" 2>&1 | tee "$base.log"; then
+                echo "== $name FAILED in round $round after $(( $(date +%s) - t0 )) s (log: $base.log)"
                 status[$c]=failed
             fi
         done
