@@ -248,8 +248,10 @@ public final class ParallelFor {
         private long claimAndRun() {
             long mine = 0;
             for (;;) {
-                // volatile load; nothing is published through the cursor, the CAS below alone decides a claim
-                long lo = (long) NEXT.getVolatile(this);
+                // opaque: a hint for the CAS below, which alone decides a claim; nothing is published through the
+                // cursor, and no other access is ordered against this load (the caller's wait pairs FINISHED
+                // with waiter, not with the cursor)
+                long lo = (long) NEXT.getOpaque(this);
                 if (lo >= to) {
                     return mine;
                 }
