@@ -58,13 +58,14 @@ done
 # ping_pong, whose p50 flips between two modes with those periods, runs PING_PONG_FORKS forks per round in a
 # JMH invocation of its own (the chart script takes the median of its per-fork percentiles).
 PING_PONG_FORKS=3
+# One fork per pool per JMH invocation (ping_pong's own invocation: PING_PONG_FORKS); the rest of the protocol:
 if [[ $quick == 1 ]]; then
     rounds=1
-    protocol=(-f 1 -wi 1 -w 1s -i 1 -r 1s)
+    protocol=(-wi 1 -w 1s -i 1 -r 1s)
     mode=quick
 else
     rounds=${rounds_opt:-2}
-    protocol=(-f 1 -wi 2 -w 1s -i 5 -r 1s)
+    protocol=(-wi 2 -w 1s -i 5 -r 1s)
     mode=full
 fi
 if ! [[ $rounds =~ ^[1-9][0-9]*$ ]]; then
@@ -112,27 +113,23 @@ done
 start_all=$(date +%s)
 for (( round = 1; round <= rounds; round++ )); do
     for c in "${todo[@]}"; do
-        # One JMH invocation per class and round; in the full protocol LatencyBench's ping_pong gets one of its
-        # own (its percentiles go to the same latency.csv, its scores to a JSON of its own).
-        parts=("$c|^dev\.threadpool\.jmh\.$c\.|")
+        # One JMH invocation per class and round, each part as name|regex|forks|more JMH options; in the full
+        # protocol LatencyBench's ping_pong gets one of its own (its percentiles go to the same latency.csv, its
+        # scores to a JSON of its own).
+        parts=("$c|^dev\.threadpool\.jmh\.$c\.|1|")
         if [[ $c == LatencyBench && $mode == full ]]; then
-            parts=("$c|^dev\.threadpool\.jmh\.$c\.|-e ^dev\.threadpool\.jmh\.$c\.ping_pong\$"
-                   "$c-ping_pong|^dev\.threadpool\.jmh\.$c\.ping_pong\$|-f $PING_PONG_FORKS")
+            parts=("$c|^dev\.threadpool\.jmh\.$c\.|1|-e ^dev\.threadpool\.jmh\.$c\.ping_pong\$"
+                   "$c-ping_pong|^dev\.threadpool\.jmh\.$c\.ping_pong\$|$PING_PONG_FORKS|")
         fi
         t0=$(date +%s)
         for part in "${parts[@]}"; do
-            IFS='|' read -r name regex more <<< "$part"
+            IFS='|' read -r name regex forks more <<< "$part"
             read -r -a more_args <<< "$more"
             base="target/jmh/$name"
             if (( rounds > 1 )); then base="target/jmh/$name.r$round"; fi
             json="$base.json"
-            args=("${protocol[@]}")
-            if [[ ${more_args[0]:-} == -f ]]; then # this part's own fork count replaces the protocol's
-                args=(-f "${more_args[1]}" "${protocol[@]:2}")
-                more_args=("${more_args[@]:2}")
-            fi
             cmd=("$JAVA" "${JVM_FLAGS[@]}" -cp "$CP" org.openjdk.jmh.Main "$regex"
-                 "${args[@]}" "${more_args[@]}" -prof gc -rf json -rff "$json" "${extra[@]}")
+                 -f "$forks" "${protocol[@]}" "${more_args[@]}" -prof gc -rf json -rff "$json" "${extra[@]}")
             echo "== $name, round $round of $rounds ($mode): ${cmd[*]:4}"
             # JMH holds /tmp/jmh.lock while it runs: a second JMH on the machine (another engineer's) makes this
             # one exit at once. That class then counts as failed; the others still run.
