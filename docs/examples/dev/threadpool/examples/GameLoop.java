@@ -31,7 +31,8 @@ import java.util.function.IntConsumer;
  * form (one {@link ThreadPool#submitBatch} and a {@link WaitGroup} the jobs count themselves out of, the frame
  * thread parked until the last job's {@code done}), ten runs each on a 2-core machine: frame p50 0.87x-1.03x of
  * FJP's became 0.63x-0.79x and p90 1.28x-1.67x became 0.92x-1.23x; p99 stayed within this machine's noise on
- * both sides (docs/PERFORMANCE_TRACKING.md, entry 49).
+ * both sides (docs/PERFORMANCE_TRACKING.md, entry 49). Over 32 later runs the p99 was no worse than FJP's in 27
+ * (0.18x-2.38x; entry 53): the 20 slowest of 2,000 frames, which a lost scheduling slice decides on either side.
  *
  * <p>The ForkJoinPool side is what a user of it would write: one {@link RecursiveAction} per job, made once and
  * {@link ForkJoinTask#reinitialize() reinitialized} every frame, and a root action whose {@code compute} is

@@ -22,7 +22,7 @@ import java.util.concurrent.ExecutorService;
  * time went ({@link ThreadTimes}: on a CPU, runnable but waiting for one, blocked; context switches), and a line
  * what the whole box did meanwhile (this JVM, other processes, idle, steal): entry 28 of PERFORMANCE_TRACKING.
  *
- * <pre>java -cp ... dev.threadpool.jmh.FloodCpu [rounds=7] [warmup=3] [pools=GLOBAL_QUEUE,WORK_STEALING,FJP,TPE_ABQ] [idleWindowMicros]</pre>
+ * <pre>java -cp ... dev.threadpool.jmh.FloodCpu [rounds=7] [warmup=3] [pools=GLOBAL_QUEUE,WORK_STEALING,FJP,TPE_ABQ] [idleWindowMicros|-] [threads]</pre>
  */
 public final class FloodCpu {
     private static final int TASKS = 1_000_000;
@@ -53,9 +53,14 @@ public final class FloodCpu {
         int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 7;
         int warmup = args.length > 1 ? Integer.parseInt(args[1]) : 3;
         String[] pools = (args.length > 2 ? args[2] : "GLOBAL_QUEUE,WORK_STEALING,FJP,TPE_ABQ").split(",");
-        // optional: PARK's idle window in microseconds (default: the pool's default)
-        Duration window = args.length > 3 ? Duration.ofNanos(Long.parseLong(args[3]) * 1000) : null;
-        int threads = Runtime.getRuntime().availableProcessors();
+        // optional: PARK's idle window in microseconds ("-" or absent: the pool's default)
+        Duration window = args.length > 3 && !args[3].equals("-") ? Duration.ofNanos(Long.parseLong(args[3]) * 1000) : null;
+        int cpus = Runtime.getRuntime().availableProcessors();
+        // optional: worker threads of every pool (absent: one per CPU, as the benchmarks)
+        int threads = args.length > 4 ? Integer.parseInt(args[4]) : cpus;
+        if (threads < 1) {
+            throw new IllegalArgumentException("threads must be >= 1, got " + threads);
+        }
         com.sun.management.OperatingSystemMXBean os =
                 (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
         List<double[]>[] samples = new List[pools.length];
@@ -148,7 +153,7 @@ public final class FloodCpu {
             }
             int b = 3 * ThreadTimes.FIELDS;
             System.out.printf("%-16s box (%d CPUs x wall = %.0f ns/task): this JVM %.0f, other processes %.0f, idle %.0f,"
-                    + " steal %.0f (/proc/stat, 10 ms ticks)%n", pools[p], threads, threads * 1e3 / median(samples[p], 0),
+                    + " steal %.0f (/proc/stat, 10 ms ticks)%n", pools[p], cpus, cpus * 1e3 / median(samples[p], 0),
                     median(where[p], b), median(where[p], b + 1), median(where[p], b + 2), median(where[p], b + 3));
             Pools.close(ours[p], jdk[p]);
         }
