@@ -303,6 +303,62 @@ class CarriedTasksTest {
         }
     }
 
+    /**
+     * A worker that runs carried tasks one after another, with no idle spell between them, yields its CPU once
+     * every 64 of them (DESIGN.md, "Yielding to outside submitters"), and counts it in {@code WorkerStats.yields}.
+     * The blocker and the 3,200 tasks queued behind it run as one run: the worker never finds the ring empty
+     * until the last, so the count is exact: 3,201 / 64 = 50.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("dev.threadpool.TestSupport#oneWorkerVariants")
+    @Timeout(60)
+    void aWorkerYieldsItsCpuOnceEvery64CarriedTasksInARun(PoolVariant v) throws Exception {
+        final int queued = 64 * 50;
+        CountDownLatch release = new CountDownLatch(1);
+        ThreadPool pool = ThreadPool.create(oneWorker(v, 4096).build());
+        try {
+            CountDownLatch running = new CountDownLatch(1);
+            pool.submit(() -> { running.countDown(); awaitQuietly(release); });
+            assertTrue(running.await(WAIT.toSeconds(), TimeUnit.SECONDS));
+            WaitGroup group = new WaitGroup();
+            AtomicInteger ran = new AtomicInteger();
+            for (int i = 0; i < queued; i++) {
+                pool.submit(ran::incrementAndGet, group);
+            }
+            assertEquals(0, pool.statsSnapshot().workers().get(0).yields(), "nothing has run past the blocker yet");
+            release.countDown();
+            assertTrue(group.await(WAIT), "the queued tasks ran");
+            PoolStats s = pool.statsSnapshot();
+            assertEquals(queued, ran.get());
+            assertEquals((queued + 1) / 64, s.workers().get(0).yields(), s.toString());
+        } finally {
+            release.countDown();
+            pool.close();
+        }
+    }
+
+    /**
+     * A search ends the run: a worker that goes idle between carried tasks (an event loop handing it one event at
+     * a time) never yields, so the yield costs ping-pong latency nothing.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("dev.threadpool.TestSupport#oneWorkerVariants")
+    @Timeout(60)
+    void aWorkerThatGoesIdleBetweenCarriedTasksNeverYields(PoolVariant v) throws Exception {
+        try (ThreadPool pool = ThreadPool.create(oneWorker(v, 64).build())) {
+            for (int i = 0; i < 3 * 64; i++) {
+                long parks = pool.statsSnapshot().parks();
+                WaitGroup group = new WaitGroup();
+                pool.submit(() -> { }, group);
+                assertTrue(group.await(WAIT), "task " + i + " ran");
+                eventually("the worker parks after task " + i, () -> pool.statsSnapshot().parks() > parks);
+            }
+            PoolStats s = pool.statsSnapshot();
+            assertEquals(3 * 64, s.completed());
+            assertEquals(0, s.workers().get(0).yields(), s.toString());
+        }
+    }
+
     private static boolean parked(Thread t) {
         Thread.State s = t.getState();
         return s == Thread.State.WAITING || s == Thread.State.TIMED_WAITING;

@@ -218,10 +218,11 @@ final class Idle {
     // ---- the steps, shared with the overflow worker ------------------------------------------------------
 
     /**
-     * Starts a search: gives the worker's cached descriptors back (before any spin or park: Slots, hazard rule
-     * 2), then counts it as searching (which also arms the pass-on of its next take).
+     * Starts a search: ends the worker's run of carried tasks, gives its cached descriptors back (before any spin
+     * or park: Slots, hazard rule 2), then counts it as searching (which also arms the pass-on of its next take).
      */
     void beginSearch(WorkerThread self) {
+        self.carriedStreak = 0; // a search ends a run of carried tasks (WorkerLoop.CARRIED_YIELD_EVERY)
         slots.flushWorkerCache(self);
         scheduler.searching(self.index, true);
     }

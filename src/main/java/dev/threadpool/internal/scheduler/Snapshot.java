@@ -110,6 +110,7 @@ final class Snapshot {
         final long[] wakeups;
         final long[] steals;
         final long[] stealFailures;
+        final long[] yields;
         final long[] busy;
         final long[] idle;
         final long[] localQueue;
@@ -138,6 +139,7 @@ final class Snapshot {
             wakeups = new long[n];
             steals = new long[n];
             stealFailures = new long[n];
+            yields = new long[n];
             busy = new long[n];
             idle = new long[n];
             localQueue = new long[n];
@@ -177,6 +179,7 @@ final class Snapshot {
             r.wakeups[w] = counters.get(w, PoolCounters.WAKEUPS);
             r.steals[w] = counters.get(w, PoolCounters.STEALS);
             r.stealFailures[w] = counters.get(w, PoolCounters.STEAL_FAILURES);
+            r.yields[w] = counters.get(w, PoolCounters.YIELDS);
         }
         r.releasedOther = counters.releasedOther();
         r.rejected = counters.rejected();
@@ -229,7 +232,7 @@ final class Snapshot {
             scratchTotal += scratchBytes;
             per.add(new WorkerStats(w, r.started[w], r.completed[w], r.failed[w], r.inline[w], r.parks[w],
                     r.wakeups[w], r.busy[w], r.idle[w], r.steals[w], r.stealFailures[w],
-                    closed ? 0 : r.localQueue[w], scratchBytes, r.wake[w]));
+                    r.yields[w], closed ? 0 : r.localQueue[w], scratchBytes, r.wake[w]));
         }
         long finished = sumCompleted + sumFailed;
         long queued = r.submitted - sumStarted - r.cancelled;

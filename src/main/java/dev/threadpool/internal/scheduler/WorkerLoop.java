@@ -54,6 +54,19 @@ final class WorkerLoop {
      */
     static final int MAX_INLINE_DEPTH = 64;
 
+    /**
+     * A worker that has run this many carried tasks (detached tasks from outside the pool) without a search in
+     * between yields its CPU ({@link Thread#yield}) and starts counting again. Such a run means an outside thread
+     * keeps the carried ring fed; when that thread and the workers outnumber the CPUs, the kernel time-slices
+     * them, and every slice the submitter waits for a CPU the workers drain the ring and spin or park, so the
+     * flood's rate falls to what its starved submitter delivers: on 2 CPUs a second worker halved it
+     * (PERFORMANCE_TRACKING 53: the submitter runnable but off a CPU 27-52 ns per task). The yield hands a
+     * waiting submitter the CPU at once; with nothing else runnable it returns at once (one syscall per this many
+     * tasks). A search ({@link Idle#beginSearch}) restarts the count, so a worker that goes idle between tasks
+     * (ping-pong, a frame at a time) never yields.
+     */
+    static final int CARRIED_YIELD_EVERY = 64;
+
     private final Scheduler scheduler;
     private final DescriptorTable table;
     private final Slots slots;
@@ -236,6 +249,11 @@ final class WorkerLoop {
         }
         counters.increment(w, failure != null ? PoolCounters.FAILED : PoolCounters.COMPLETED);
         groupDone(group);
+        if (++self.carriedStreak >= CARRIED_YIELD_EVERY) { // owner-only count: see CARRIED_YIELD_EVERY
+            self.carriedStreak = 0;
+            counters.increment(w, PoolCounters.YIELDS);
+            Thread.yield();
+        }
     }
 
     /** JFR TaskLatency for one task in {@link PoolEvents#LATENCY_SAMPLE_EVERY} (TimestampMode.FULL only). */

@@ -28,6 +28,12 @@ public final class WorkerThread extends Thread {
     final Object[] taken = new Object[2];
     /** Which of the shared rings (carried, inject) this worker's next look tries first (alternates; owner-only). */
     boolean carriedFirst;
+    /**
+     * Carried tasks this worker ran since its last search began or its last yield (owner-only):
+     * {@code WorkerLoop.runCarried} yields the CPU at {@code WorkerLoop.CARRIED_YIELD_EVERY}, and
+     * {@code Idle.beginSearch} starts the count again.
+     */
+    int carriedStreak;
     /** The CPU to pin this worker to when it starts, or -1 (PoolConfig.workerCpus). Set before start. */
     int cpu = -1;
     /** Tasks until the next JFR TaskLatency sample (owner-only; TimestampMode.FULL only). */

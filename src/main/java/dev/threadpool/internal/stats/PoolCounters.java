@@ -54,6 +54,7 @@ public final class PoolCounters {
      *     WAKEUPS           long @48         parks ended by a waker that claimed the worker's idle bit
      *     STEALS            long @56         WORK_STEALING: successful steals (peer local queue or LIFO slot)
      *     STEAL_FAILURES    long @64         WORK_STEALING: victims tried in vain
+     *     YIELDS            long @72         CPU yields after a run of carried tasks (WorkerLoop.CARRIED_YIELD_EVERY)
      *     pad to PAD
      * </pre>
      */
@@ -79,6 +80,7 @@ public final class PoolCounters {
         public static final long WAKEUPS_OFFSET = 48;
         public static final long STEALS_OFFSET = 56;
         public static final long STEAL_FAILURES_OFFSET = 64;
+        public static final long YIELDS_OFFSET = 72;
         public static final long WORKER_BLOCK_LENGTH = CacheLine.PAD;
 
         private Layout() {}
@@ -103,6 +105,7 @@ public final class PoolCounters {
     public static final long WAKEUPS = Layout.WAKEUPS_OFFSET;
     public static final long STEALS = Layout.STEALS_OFFSET;
     public static final long STEAL_FAILURES = Layout.STEAL_FAILURES_OFFSET;
+    public static final long YIELDS = Layout.YIELDS_OFFSET;
 
     /** The admission bit of the SUBMITTED word: set once shutdown begins; the low 63 bits count tasks. */
     public static final long CLOSED_BIT = Long.MIN_VALUE;
