@@ -59,8 +59,8 @@ final class WorkerLoop {
      * between yields its CPU ({@link Thread#yield}) and starts counting again. Such a run means an outside thread
      * keeps the carried ring fed; when that thread and the workers outnumber the CPUs, the kernel time-slices
      * them, and every slice the submitter waits for a CPU the workers drain the ring and spin or park, so the
-     * flood's rate falls to what its starved submitter delivers: on 2 CPUs a second worker halved it
-     * (PERFORMANCE_TRACKING 53: the submitter runnable but off a CPU 27-52 ns per task). The yield hands a
+     * flood's rate falls to what its starved submitter delivers: on 2 CPUs one worker flooded 1.2x-1.8x faster
+     * than two (PERFORMANCE_TRACKING 54: the submitter runnable but off a CPU 27-52 ns per task). The yield hands a
      * waiting submitter the CPU at once; with nothing else runnable it returns at once (one syscall per this many
      * tasks). A search ({@link Idle#beginSearch}) restarts the count, so a worker that goes idle between tasks
      * (ping-pong, a frame at a time) never yields.
