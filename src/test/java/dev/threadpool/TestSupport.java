@@ -63,12 +63,6 @@ public final class TestSupport {
     }
 
     /**
-     * The variants that can run with a single worker (maxThreads = 1), for the tests that need "the one worker
-     * is busy". LANE_EXTENSION has at least one blocking and one default worker, and the blocking worker helps
-     * the default lane, so it has no one-worker form. These tests therefore do not run on it (LaneExtensionTest
-     * holds every worker with latches for its own checks, but does not repeat these one by one).
-     */
-    /**
      * Whether detached default-lane tasks submitted from outside a pool of {@code config} (not through a
      * WORK_STEALING Submitter, which has its own queue) are carried by a ring cell with no descriptor: then
      * {@code queueCapacity} bounds them while queued only (a running one holds nothing), as ThreadPoolExecutor's
@@ -79,6 +73,12 @@ public final class TestSupport {
         return config.timestampMode() != TimestampMode.FULL;
     }
 
+    /**
+     * The variants that can run with a single worker (maxThreads = 1), for the tests that need "the one worker
+     * is busy". LANE_EXTENSION has at least one blocking and one default worker, and the blocking worker helps
+     * the default lane, so it has no one-worker form. These tests therefore do not run on it (LaneExtensionTest
+     * holds every worker with latches for its own checks, but does not repeat these one by one).
+     */
     public static Stream<PoolVariant> oneWorkerVariants() {
         return poolVariantsExcept(SchedulerVariant.LANE_EXTENSION);
     }
