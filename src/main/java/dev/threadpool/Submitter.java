@@ -59,7 +59,13 @@ public final class Submitter implements AutoCloseable {
     /** As {@link ThreadPool#submitBatch(Runnable[], int, int)}. */
     public int submitBatch(Runnable[] tasks, int from, int to) {
         ensureOpen();
-        return pool.submitBatchFrom(slot, tasks, from, to);
+        return pool.submitBatchFrom(slot, tasks, from, to, null);
+    }
+
+    /** As {@link ThreadPool#submitBatch(Runnable[], int, int, WaitGroup)}. */
+    public int submitBatch(Runnable[] tasks, int from, int to, WaitGroup group) {
+        ensureOpen();
+        return pool.submitBatchFrom(slot, tasks, from, to, Objects.requireNonNull(group, "group must not be null"));
     }
 
     /** As {@link ThreadPool#submitWaitable(Runnable)}. */

@@ -151,7 +151,25 @@ public final class ThreadPool implements AutoCloseable {
     /** As {@link #submitBatch(Runnable[], int, int)}, every task with the same options (the lane). */
     public int submitBatch(Runnable[] tasks, int from, int to, SubmitOptions options) {
         int flags = flags(options);
-        return batch(PoolCore.NO_SUBMITTER, tasks, from, to, flags);
+        return batch(PoolCore.NO_SUBMITTER, tasks, from, to, flags, null);
+    }
+
+    /**
+     * As {@link #submitBatch(Runnable[], int, int)}, every task counted by {@code group}, as
+     * {@link #submit(Runnable, WaitGroup)} counts one: the group is added to once per chunk of up to 64 tasks
+     * before they are handed over, and the pool calls {@code group.done()} once per task after it ends. If
+     * shutdown stops the batch part-way, the group counts exactly the tasks submitted (the return value), so
+     * {@code group.await()} still returns once those have ended.
+     */
+    public int submitBatch(Runnable[] tasks, int from, int to, WaitGroup group) {
+        return submitBatch(tasks, from, to, group, SubmitOptions.DEFAULT);
+    }
+
+    /** As {@link #submitBatch(Runnable[], int, int, WaitGroup)}, every task with the same options (the lane). */
+    public int submitBatch(Runnable[] tasks, int from, int to, WaitGroup group, SubmitOptions options) {
+        Objects.requireNonNull(group, "group must not be null");
+        int flags = flags(options);
+        return batch(PoolCore.NO_SUBMITTER, tasks, from, to, flags, group);
     }
 
     /**
@@ -368,8 +386,8 @@ public final class ThreadPool implements AutoCloseable {
         return detached(slot, task, 0, null, WaitMode.NO_WAIT, 0L);
     }
 
-    int submitBatchFrom(int slot, Runnable[] tasks, int from, int to) {
-        return batch(slot, tasks, from, to, 0);
+    int submitBatchFrom(int slot, Runnable[] tasks, int from, int to, WaitGroup group) {
+        return batch(slot, tasks, from, to, 0, group);
     }
 
     long submitWaitableFrom(int slot, Runnable task) {
@@ -542,13 +560,13 @@ public final class ThreadPool implements AutoCloseable {
     }
 
     /** Every batch submit: checks the range and its elements first; an empty range submits nothing. */
-    private int batch(int slot, Runnable[] tasks, int from, int to, int flags) {
+    private int batch(int slot, Runnable[] tasks, int from, int to, int flags, WaitGroup group) {
         Arguments.checkBatch(tasks, from, to);
         if (from == to) {
             return 0;
         }
         try {
-            return core.submitBatch(slot, tasks, from, to, flags);
+            return core.submitBatch(slot, tasks, from, to, flags, group);
         } catch (IllegalStateException e) {
             throw submitFailure(e);
         }

@@ -15,6 +15,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.threadpool.TestSupport.PoolVariant;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
@@ -334,6 +335,108 @@ class ThreadPoolContractTest {
             awaitQuiescent(pool);
             assertEquals(990, pool.statsSnapshot().submitted(), "nothing of the invalid batches was submitted");
         }
+    }
+
+    /**
+     * submitBatch with a group, from outside (through a full pool: 1,000 tasks into 64 cells), from a registered
+     * Submitter, with the BLOCKING option and from inside a task: the group's await returns only once every
+     * task of the batch has run, and its count is back at zero.
+     */
+    @ParameterizedTest
+    @MethodSource("variants")
+    void submitBatchWithAGroupCountsEveryTask(PoolVariant v) throws Exception {
+        int n = 1000;
+        try (ThreadPool pool = pool(v)) {
+            AtomicInteger ran = new AtomicInteger();
+            Runnable[] tasks = new Runnable[n];
+            Arrays.fill(tasks, (Runnable) ran::incrementAndGet);
+            WaitGroup group = new WaitGroup();
+            for (int round = 0; round < 4; round++) {
+                ran.set(0);
+                int submitted = switch (round) {
+                    case 0 -> pool.submitBatch(tasks, 0, n, group);
+                    case 1 -> {
+                        try (Submitter sub = pool.registerSubmitter()) {
+                            yield sub.submitBatch(tasks, 0, n, group);
+                        }
+                    }
+                    case 2 -> pool.submitBatch(tasks, 0, n, group, SubmitOptions.BLOCKING);
+                    default -> {
+                        // from a worker: its batch goes to its own queues (or runs inline when full), and its await
+                        // helps; the outer task counts itself in the same group
+                        AtomicInteger inner = new AtomicInteger(-1);
+                        WaitGroup nested = new WaitGroup();
+                        pool.submit(() -> {
+                            inner.set(pool.submitBatch(tasks, 0, n, nested));
+                            try {
+                                nested.await();
+                            } catch (InterruptedException e) {
+                                Thread.currentThread().interrupt();
+                            }
+                        }, group);
+                        assertTrue(group.await(WAIT), "the outer task ended");
+                        assertEquals(0, nested.pending());
+                        yield inner.get();
+                    }
+                };
+                assertEquals(n, submitted, "round " + round);
+                assertTrue(group.await(WAIT), "round " + round + ": the batch ended");
+                assertEquals(n, ran.get(), "round " + round + ": every task ran before the group reached zero");
+                assertEquals(0, group.pending(), "round " + round);
+            }
+            NullPointerException npe = assertThrows(NullPointerException.class,
+                    () -> pool.submitBatch(tasks, 0, n, (WaitGroup) null));
+            assertTrue(npe.getMessage().contains("group"), npe.getMessage());
+            awaitQuiescent(pool);
+            assertAccounting(pool.statsSnapshot());
+        }
+    }
+
+    /**
+     * A batch with a group that shutdown stops part-way: the group counts exactly the tasks the call returns
+     * as submitted (the adds of the rest are taken back), so its await returns once those have run.
+     */
+    @ParameterizedTest
+    @MethodSource("oneWorkerVariants")
+    void aBatchStoppedByShutdownLeavesItsGroupCountingWhatWasSubmitted(PoolVariant v) throws Exception {
+        CountDownLatch release = new CountDownLatch(1);
+        ThreadPool pool = ThreadPool.create(config(v).maxThreads(1).queueCapacity(2).build());
+        try {
+            CountDownLatch running = new CountDownLatch(1);
+            pool.submit(() -> { running.countDown(); awaitQuietly(release); });
+            assertTrue(running.await(WAIT.toSeconds(), TimeUnit.SECONDS));
+            AtomicInteger ran = new AtomicInteger();
+            Runnable[] tasks = new Runnable[10];
+            Arrays.fill(tasks, (Runnable) ran::incrementAndGet);
+            WaitGroup group = new WaitGroup();
+            AtomicInteger submitted = new AtomicInteger(-1);
+            ConcurrentLinkedQueue<Throwable> errors = new ConcurrentLinkedQueue<>();
+            Thread submitter = new Thread(() -> {
+                try {
+                    submitted.set(pool.submitBatch(tasks, 0, tasks.length, group));
+                } catch (Throwable e) {
+                    errors.add(e);
+                }
+            });
+            submitter.start();
+            eventually("submitter waiting for space", () -> submitter.getState() == Thread.State.TIMED_WAITING
+                    || submitter.getState() == Thread.State.WAITING);
+            assertFalse(pool.shutdown(ShutdownMode.DRAIN, Duration.ZERO));
+            submitter.join(WAIT.toMillis());
+            assertFalse(submitter.isAlive(), "the batch gave up when shutdown started");
+            assertTrue(errors.isEmpty(), () -> "submitter threw " + errors);
+            int room = TestSupport.carriesOutsideTasks(pool.config()) ? 2 : 1;
+            assertEquals(room, submitted.get(), "the batch returned what was submitted before shutdown");
+            assertEquals(room, group.pending(), "the group counts what was submitted, not the whole batch");
+            release.countDown();
+            assertTrue(group.await(WAIT), "the submitted tasks drained and the group reached zero");
+            assertEquals(room, ran.get());
+            assertEquals(0, group.pending());
+        } finally {
+            release.countDown();
+            pool.close();
+        }
+        assertClosedClean(pool);
     }
 
     // ---- waitable handles --------------------------------------------------------------------------------

@@ -10,9 +10,10 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <p>Why not CountDownLatch or Phaser: a CountDownLatch is single-use, so each invocation would allocate one
  * (and JMH's {@code gc.alloc.rate.norm} would charge it to the pool); a Phaser allocates its QNode on every
- * blocking wait. This does what our {@code WaitGroup} does on the pool side: one atomic decrement per task, one
- * wake-up of the waiter on the last one. So every pool pays one contended atomic per task for completion, and
- * the comparison is between the pools, not between the ways of waiting for them.
+ * blocking wait. This is the cheapest completion the JDK pools' API leaves a caller: one atomic decrement per
+ * task on one shared counter, one wake-up of the waiter on the last one. Our pools wait with their own
+ * {@code WaitGroup} instead (the submitter adds, each worker's {@code done} lands on a stripe of its own), the
+ * API a user of each pool would reach for; BENCHMARKS.md, "Completion".
  */
 final class Countdown {
     private final AtomicInteger remaining = new AtomicInteger();

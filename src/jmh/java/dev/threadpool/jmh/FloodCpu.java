@@ -22,7 +22,10 @@ import java.util.concurrent.ExecutorService;
  * time went ({@link ThreadTimes}: on a CPU, runnable but waiting for one, blocked; context switches), and a line
  * what the whole box did meanwhile (this JVM, other processes, idle, steal): entry 28 of PERFORMANCE_TRACKING.
  *
- * <pre>java -cp ... dev.threadpool.jmh.FloodCpu [rounds=7] [warmup=3] [pools=GLOBAL_QUEUE,WORK_STEALING,FJP,TPE_ABQ] [idleWindowMicros|-] [threads]</pre>
+ * <p>With {@code batch} above 0, ours submits with {@code submitBatch(tasks, 0, batch, group)} as
+ * {@code flood_1m_batched} does (the JDK pools have no batch submit and flood as before).
+ *
+ * <pre>java -cp ... dev.threadpool.jmh.FloodCpu [rounds=7] [warmup=3] [pools=GLOBAL_QUEUE,WORK_STEALING,FJP,TPE_ABQ] [idleWindowMicros|-] [threads|-] [batch=0]</pre>
  */
 public final class FloodCpu {
     private static final int TASKS = 1_000_000;
@@ -57,9 +60,14 @@ public final class FloodCpu {
         Duration window = args.length > 3 && !args[3].equals("-") ? Duration.ofNanos(Long.parseLong(args[3]) * 1000) : null;
         int cpus = Runtime.getRuntime().availableProcessors();
         // optional: worker threads of every pool (absent: one per CPU, as the benchmarks)
-        int threads = args.length > 4 ? Integer.parseInt(args[4]) : cpus;
+        int threads = args.length > 4 && !args[4].equals("-") ? Integer.parseInt(args[4]) : cpus;
         if (threads < 1) {
             throw new IllegalArgumentException("threads must be >= 1, got " + threads);
+        }
+        // optional: tasks per submitBatch call on ours (0 or absent: one submit per task, as flood_1m)
+        int batch = args.length > 5 ? Integer.parseInt(args[5]) : 0;
+        if (batch < 0 || batch > TASKS) {
+            throw new IllegalArgumentException("batch must be 0 or in [1, " + TASKS + "], got " + batch);
         }
         com.sun.management.OperatingSystemMXBean os =
                 (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
@@ -78,6 +86,8 @@ public final class FloodCpu {
         Countdown countdown = new Countdown();
         Runnable noop = () -> { };
         Runnable counted = countdown.task();
+        Runnable[] batchTasks = new Runnable[Math.max(batch, 1)];
+        Arrays.fill(batchTasks, noop);
         for (int r = 0; r < warmup + rounds; r++) {
             for (int p = 0; p < pools.length; p++) {
                 PoolStats before = ours[p] != null ? ours[p].statsSnapshot() : null;
@@ -89,8 +99,17 @@ public final class FloodCpu {
                 long subCpu;
                 if (ours[p] != null) {
                     ThreadPool pool = ours[p];
-                    for (int i = 0; i < TASKS; i++) {
-                        pool.submit(noop, group);
+                    if (batch == 0) {
+                        for (int i = 0; i < TASKS; i++) {
+                            pool.submit(noop, group);
+                        }
+                    } else {
+                        for (int i = 0; i < TASKS; i += batch) {
+                            int len = Math.min(batch, TASKS - i); // the last batch may be short
+                            if (pool.submitBatch(batchTasks, 0, len, group) != len) {
+                                throw new IllegalStateException("submitBatch took fewer than " + len);
+                            }
+                        }
                     }
                     subCpu = threadCpu.getCurrentThreadCpuTime() - sub0;
                     if (!group.await(Duration.ofSeconds(120))) {

@@ -303,14 +303,13 @@ public final class PoolCore {
         return submission.submit(currentWorker(), submitter, task, flags, group, mode, deadline);
     }
 
-    /** Batched detached submit: how many of {@code batch[from..to)} were accepted (see Submission). */
-    public int submitBatch(Runnable[] batch, int from, int to, int flags) {
-        return submission.submitBatch(currentWorker(), NO_SUBMITTER, batch, from, to, flags);
-    }
-
-    /** As {@link #submitBatch(Runnable[], int, int, int)}, from registered submitter {@code submitter}. */
-    public int submitBatch(int submitter, Runnable[] batch, int from, int to, int flags) {
-        return submission.submitBatch(currentWorker(), submitter, batch, from, to, flags);
+    /**
+     * Batched detached submit from registered submitter {@code submitter} ({@link #NO_SUBMITTER} for none): how
+     * many of {@code batch[from..to)} were accepted, each counted by {@code group} when it is not null (see
+     * Submission).
+     */
+    public int submitBatch(int submitter, Runnable[] batch, int from, int to, int flags, WaitGroup group) {
+        return submission.submitBatch(currentWorker(), submitter, batch, from, to, flags, group);
     }
 
     /** Waitable submit; returns the handle ({@code gen << log2(queueCapacity) | idx}). Waits while full. */

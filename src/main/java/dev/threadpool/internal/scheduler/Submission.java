@@ -259,9 +259,12 @@ final class Submission {
      * Batched detached submit: up to {@link #BATCH_CHUNK} descriptors are accepted with one CAS and pushed with
      * one ring claim. Waits while full (UNBOUNDED, one task at a time). Returns how many of
      * {@code batch[from..to)} were accepted; stops early (returning the count so far) if shutdown begins after
-     * at least one was accepted.
+     * at least one was accepted. With a {@code group}, each chunk is added to it (one add) before its accept,
+     * and what a chunk could not hand over is taken back ({@link #undo}), so the group counts exactly the tasks
+     * accepted and the pool calls {@code done()} once for each.
      */
-    int submitBatch(WorkerThread self, int submitter, Runnable[] batch, int from, int to, int flags) {
+    int submitBatch(WorkerThread self, int submitter, Runnable[] batch, int from, int to, int flags,
+            WaitGroup group) {
         lifecycle.checkAccepting();
         // The chunk buffer is borrowed from the thread (allocated once per thread), so a batch submit allocates
         // nothing in steady state. Taken out while in use: a task run inline or while helping may call
@@ -274,14 +277,14 @@ final class Submission {
             borrowed = new long[BATCH_CHUNK];
         }
         try {
-            return submitBatchChunks(self, submitter, batch, from, to, flags, borrowed);
+            return submitBatchChunks(self, submitter, batch, from, to, flags, group, borrowed);
         } finally {
             BATCH_BUFFER.set(borrowed);
         }
     }
 
     private int submitBatchChunks(WorkerThread self, int submitter, Runnable[] batch, int from, int to, int flags,
-            long[] entries) {
+            WaitGroup group, long[] entries) {
         final Lane lane = laneOf(flags);
         final boolean carried = carried(self, submitter, flags);
         int done = 0;
@@ -289,7 +292,11 @@ final class Submission {
         while (i < to) {
             if (carried) { // step 0 per chunk: one accept CAS, then one carried push per task (no descriptors)
                 int n = Math.min(entries.length, to - i);
+                if (group != null) {
+                    group.add(n); // before the accept: a task may run (and call done) as soon as it is pushed
+                }
                 if (!counters.tryAcceptCarried(n)) {
+                    undo(group, n);
                     counters.addRejected(to - i);
                     if (done > 0) {
                         return done;
@@ -297,12 +304,16 @@ final class Submission {
                     throw lifecycle.shutdownRejection();
                 }
                 int k = 0;
-                while (k < n && scheduler.tryEnqueueCarried(batch[i + k], null)) {
+                while (k < n && scheduler.tryEnqueueCarried(batch[i + k], group)) {
                     k++;
                 }
-                if (k < n && !counters.tryUnacceptCarried(n - k)) {
-                    for (; k < n; k++) { // a shutdown counted them all: they must reach the ring
-                        pushCarried(batch[i + k], null);
+                if (k < n) {
+                    if (counters.tryUnacceptCarried(n - k)) {
+                        undo(group, n - k); // given back: not submitted (yet), so not counted
+                    } else {
+                        for (; k < n; k++) { // a shutdown counted them all: they must reach the ring
+                            pushCarried(batch[i + k], group);
+                        }
                     }
                 }
                 if (k > 0) {
@@ -311,7 +322,7 @@ final class Submission {
                 i += k;
                 done += k;
                 if (k < n) { // full: one task through the single path, which waits for room unaccepted
-                    if (!submitOneWaiting(self, submitter, batch[i], flags)) {
+                    if (!submitOneWaiting(self, submitter, batch[i], flags, group)) {
                         if (done > 0) {
                             return done;
                         }
@@ -328,7 +339,7 @@ final class Submission {
             int got = slots.acquireMany(self, submitter, entries, want);
             if (got == 0) {
                 // Full: hand one task to the single path, which waits (or runs inline on a worker).
-                if (!submitOneWaiting(self, submitter, batch[i], flags)) {
+                if (!submitOneWaiting(self, submitter, batch[i], flags, group)) {
                     if (done > 0) {
                         return done;
                     }
@@ -338,7 +349,11 @@ final class Submission {
                 done++;
                 continue;
             }
+            if (group != null) {
+                group.add(got); // before the accept and the pushes, as above
+            }
             if (!counters.tryAccept(got)) { // one CAS accepts the whole chunk
+                undo(group, got);
                 for (int k = 0; k < got; k++) {
                     table.unreserve((int) entries[k]);
                 }
@@ -349,7 +364,7 @@ final class Submission {
                 throw lifecycle.shutdownRejection();
             }
             for (int k = 0; k < got; k++) {
-                entries[k] = slots.publish((int) entries[k], batch[i + k], null, flags, false);
+                entries[k] = slots.publish((int) entries[k], batch[i + k], group, flags, false);
             }
             int pushed = 0;
             if (self == null && submitter != Slots.NO_SUBMITTER) {
@@ -374,12 +389,22 @@ final class Submission {
      * One task of a batch through the single path, waiting while full; false if shutdown refused it (counted
      * as rejected there; the batch then stops, returning what it had, or throws if that was nothing).
      */
-    private boolean submitOneWaiting(WorkerThread self, int submitter, Runnable task, int flags) {
+    private boolean submitOneWaiting(WorkerThread self, int submitter, Runnable task, int flags, WaitGroup group) {
         try {
-            submit(self, submitter, task, flags, null, WaitMode.UNBOUNDED, Long.MAX_VALUE); // never false: waits
+            submit(self, submitter, task, flags, group, WaitMode.UNBOUNDED, Long.MAX_VALUE); // never false: waits
             return true;
         } catch (PoolShutdownException e) {
             return false;
+        }
+    }
+
+    /**
+     * Takes back {@code n} of a batch's adds to {@code group} (null: none) for tasks that were not handed over: a
+     * negative add lands on the caller's done stripe, so the group's count is as if they had never been added.
+     */
+    private static void undo(WaitGroup group, int n) {
+        if (group != null) {
+            group.add(-n);
         }
     }
 
