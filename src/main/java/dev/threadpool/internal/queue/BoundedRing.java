@@ -343,6 +343,72 @@ public final class BoundedRing {
     }
 
     /**
+     * Claims carried entries at the head with one CAS: {@code max} of them when at least {@code 2 * max} ready
+     * carried cells follow one another from the head, else one. Entry {@code i}'s task and group go to
+     * {@code dst[dstOff + 2i]} and {@code dst[dstOff + 2i + 1]}; every claimed cell is cleared and freed before
+     * this returns, so no producer waits on it. Returns the count: 0 when the head cell is not published, or holds
+     * a plain entry (pop that with {@link #tryPop(Object[])}). Only on a ring that carries tasks.
+     *
+     * <p>A batch only from a deep queue, and then half of what was seen: the rest stays in the ring for the other
+     * consumers, and a shallow queue (a ping-pong, a small ring) is popped one entry at a time as by
+     * {@link #tryPop(Object[])} ({@code CarriedBatches}, where the claimed entries stay stealable). Sound as
+     * {@link #popMany}'s scan: a cell's readiness for position {@code p} can only be undone by whoever claims
+     * {@code p}, and nobody has while {@code head} still equals the scanned start; the value and references read
+     * during the scan are the ones the producer published (the acquire of seq).
+     */
+    public int popManyCarried(Object[] dst, int dstOff, int max) {
+        final Object[] refs = carried;
+        if (refs == null) {
+            throw new IllegalStateException("this ring does not carry tasks");
+        }
+        if (max <= 0) {
+            return 0;
+        }
+        final int look = max << 1;
+        long pos = Mem.getLongOpaqueAt(seg, base, Layout.HEAD_OFFSET); // a hint; the CAS below validates it
+        for (;;) {
+            int ready = 0;
+            long firstDif = 0;
+            while (ready < look) {
+                long c = cell(pos + ready);
+                // acquire: pairs with the producer's release of seq = pos + ready + 1 (its value and references)
+                long dif = Mem.getLongAcquireAt(seg, base, c + Layout.CELL_SEQ_OFFSET) - (pos + ready + 1);
+                if (dif != 0 || Mem.getLongPlainAt(seg, base, c + Layout.CELL_VALUE_OFFSET) != QueueEntry.CARRIED) {
+                    if (ready == 0) {
+                        firstDif = dif;
+                    }
+                    break;
+                }
+                ready++;
+            }
+            if (ready == 0) {
+                if (firstDif <= 0) {
+                    return 0; // not yet published for pos (empty, or a producer mid-publish), or a plain entry
+                }
+                pos = Mem.getLongOpaqueAt(seg, base, Layout.HEAD_OFFSET); // another consumer took pos
+                continue;
+            }
+            int n = ready == look ? max : 1;
+            if (Mem.casLongAt(seg, base, Layout.HEAD_OFFSET, pos, pos + n)) { // one claim for n cells
+                for (int i = 0; i < n; i++) {
+                    long p = pos + i;
+                    int k = (int) (p & mask) << 1;
+                    // plain: published by the producer's release of seq = p + 1 (acquired in the scan); read and
+                    // cleared before our release below, which the producer of p + capacity acquires
+                    dst[dstOff + 2 * i] = refs[k];
+                    dst[dstOff + 2 * i + 1] = refs[k + 1];
+                    refs[k] = null;
+                    refs[k + 1] = null;
+                    // release: frees the cell for the producer of p + capacity; pairs with its acquire
+                    Mem.setLongReleaseAt(seg, base, cell(p) + Layout.CELL_SEQ_OFFSET, p + capacity);
+                }
+                return n;
+            }
+            pos = Mem.getLongOpaqueAt(seg, base, Layout.HEAD_OFFSET);
+        }
+    }
+
+    /**
      * Pops up to {@code max} entries into {@code dst[0..]} with one head CAS; returns the count (0 when
      * empty). Entries come out in FIFO order.
      */

@@ -5,6 +5,7 @@ import dev.threadpool.PoolConfig;
 import dev.threadpool.WaitGroup;
 import dev.threadpool.internal.memory.PoolMemory;
 import dev.threadpool.internal.queue.BoundedRing;
+import dev.threadpool.internal.queue.CarriedBatches;
 import dev.threadpool.internal.queue.QueueEntry;
 import dev.threadpool.internal.stats.QueueDepthGauge;
 
@@ -34,11 +35,23 @@ import dev.threadpool.internal.stats.QueueDepthGauge;
  * kind starves the other; FIFO holds within each ring. Every rule above (the handshake, hasWork, the chained
  * wake, the depth) looks at both rings. Without carried tasks (TimestampMode.FULL keeps its stamps in the
  * descriptors) {@code carried} is null and this is the one-ring topology it was.
+ *
+ * <h2>Carried batches</h2>
+ * A worker pops the carried ring through {@link CarriedBatches}: from a deep ring (at least 16 ready), one head
+ * CAS claims {@link CarriedBatches#MAX_BATCH} entries, else one; the worker runs the first and takes the rest from
+ * its batch before anything else on its next calls, while any other worker that finds both rings empty steals
+ * from it, and the shutdown sweep drains it. So two workers under a deep ring meet its shared lines once per
+ * batch instead of once per task (PERFORMANCE_TRACKING 55, 56), and a task never waits behind a long one while
+ * another worker is free; an inject entry waits behind at most 7 of a batch. The batches take part in every rule
+ * above: hasWork and the chained wake look at them, the depth counts them, drainOne empties them first.
  */
 final class GlobalQueueScheduler implements Scheduler {
     private final BoundedRing inject;
     /** Detached tasks from outside the pool, carried by their cells; null with TimestampMode.FULL. */
     private final BoundedRing carried;
+    /** Each worker's claimed carried tasks, stealable; null when {@code carried} is. */
+    private final CarriedBatches batches;
+    private final int workers;
     private final ParkingLot parking;
     private final WakeCoalescer wake;
     private final QueueDepthGauge gauge;
@@ -47,6 +60,8 @@ final class GlobalQueueScheduler implements Scheduler {
             QueueDepthGauge gauge) {
         this.inject = inject;
         this.carried = Scheduler.carriedRing(memory, config, inject.capacity());
+        this.workers = config.workerSlots();
+        this.batches = carried == null ? null : new CarriedBatches(memory, workers);
         this.parking = parking;
         this.gauge = gauge;
         this.wake = new WakeCoalescer(memory, parking, config.wakeCoalesceBatch());
@@ -100,12 +115,22 @@ final class GlobalQueueScheduler implements Scheduler {
         if (carried == null) {
             e = inject.tryPop();
         } else {
+            // Own batch first (a CAS on this worker's own state line): the ring alternation below decided, when the
+            // batch was claimed, that carried tasks came next, so the batch's entries do not probe inject again
+            // (checked segment accesses, each a few ns). A descriptor's entry in inject waits behind at most
+            // MAX_BATCH - 1 of them.
+            if (batches.take(self.index, self.taken)) {
+                return QueueEntry.CARRIED; // the claim that filled the batch ran the chained wake
+            }
             // alternate which ring comes first (owner-only field), so a flood of one kind never starves the other
             boolean carriedFirst = self.carriedFirst = !self.carriedFirst;
             // seq_cst CASes on head; a carried task's references go to self.taken (WorkerLoop.runCarried)
-            e = carriedFirst ? carried.tryPop(self.taken) : inject.tryPop();
+            e = carriedFirst ? popCarried(self) : inject.tryPop();
             if (e == QueueEntry.EMPTY) {
-                e = carriedFirst ? inject.tryPop() : carried.tryPop(self.taken);
+                e = carriedFirst ? inject.tryPop() : popCarried(self);
+            }
+            if (e == QueueEntry.EMPTY) {
+                e = stealBatch(self); // both rings empty: a peer's claimed tasks
             }
         }
         if (e != QueueEntry.EMPTY && parking.idleMaskOnWorker() != 0 && !isEmpty()) {
@@ -117,11 +142,36 @@ final class GlobalQueueScheduler implements Scheduler {
         return e;
     }
 
+    /**
+     * A claim from the carried ring (this worker's batch is empty: {@link #next} took from it first): the first
+     * entry's references into {@code self.taken}, the rest into this worker's batch (published by the refill's
+     * seq_cst getAndSet, before the chained wake's mask load).
+     */
+    private long popCarried(WorkerThread self) {
+        int n = batches.refill(self.index, carried, self.taken, CarriedBatches.MAX_BATCH);
+        return n == 0 ? QueueEntry.EMPTY : QueueEntry.CARRIED;
+    }
+
+    /** One entry of another worker's batch, starting after our own index, or EMPTY. */
+    private long stealBatch(WorkerThread self) {
+        for (int k = 1; k < workers; k++) {
+            int v = self.index + k;
+            if (v >= workers) {
+                v -= workers;
+            }
+            if (batches.take(v, self.taken)) { // acquire load, then a CAS on v's state line
+                return QueueEntry.CARRIED;
+            }
+        }
+        return QueueEntry.EMPTY;
+    }
+
     @Override
     public boolean hasWork(int i) {
         // volatile loads of head and the head cell's seq: a published entry only, so an idle worker does not spin
-        // on a cell whose producer was preempted between its claim and its publish (see pendingPush)
-        return inject.hasReadyEntry() || (carried != null && carried.hasReadyEntry());
+        // on a cell whose producer was preempted between its claim and its publish (see pendingPush); then of the
+        // batches' state words (seq_cst loads after the announcement: the Dekker pair with a refill's getAndSet)
+        return inject.hasReadyEntry() || (carried != null && (carried.hasReadyEntry() || batches.anyStealable()));
     }
 
     /**
@@ -136,11 +186,11 @@ final class GlobalQueueScheduler implements Scheduler {
     }
 
     private boolean isEmpty() {
-        return inject.isEmpty() && (carried == null || carried.isEmpty());
+        return inject.isEmpty() && (carried == null || (carried.isEmpty() && !batches.anyStealable()));
     }
 
     private long size() {
-        return inject.size() + (carried == null ? 0 : carried.size());
+        return inject.size() + (carried == null ? 0 : carried.size() + batches.size());
     }
 
     @Override
@@ -155,7 +205,15 @@ final class GlobalQueueScheduler implements Scheduler {
     @Override
     public long drainOne(Object[] taken) {
         long e = inject.tryPop();
-        return e != QueueEntry.EMPTY || carried == null ? e : carried.tryPop(taken);
+        if (e != QueueEntry.EMPTY || carried == null) {
+            return e;
+        }
+        for (int w = 0; w < workers; w++) { // claimed by a worker, not yet started: queued, and older than the ring
+            if (batches.take(w, taken)) {
+                return QueueEntry.CARRIED;
+            }
+        }
+        return carried.tryPop(taken);
     }
 
     @Override

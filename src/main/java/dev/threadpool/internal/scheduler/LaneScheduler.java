@@ -70,7 +70,7 @@ final class LaneScheduler implements Scheduler {
         // Registered submitters take the external path here (the Scheduler defaults: no own queue), so that a
         // BLOCKING entry from a Submitter still reaches the blocking ring: `defaults` allocates no submitter queues.
         this.defaults = new WorkStealingScheduler(memory, config, inject, parking, counters, submitters, gauge,
-                errors, false);
+                errors, false, config.blockingWorkers());
         this.blocking = new BoundedRing(memory, "blocking inject ring", config.queueCapacity());
         this.parking = parking;
         this.gauge = gauge;

@@ -5,6 +5,7 @@ import dev.threadpool.PoolConfig;
 import dev.threadpool.WaitGroup;
 import dev.threadpool.internal.memory.PoolMemory;
 import dev.threadpool.internal.queue.BoundedRing;
+import dev.threadpool.internal.queue.CarriedBatches;
 import dev.threadpool.internal.queue.LifoSlot;
 import dev.threadpool.internal.queue.QueueEntry;
 import dev.threadpool.internal.stats.PoolCounters;
@@ -49,22 +50,26 @@ import java.util.function.IntPredicate;
  * A detached task submitted from outside the pool rides in a cell of the {@code carried} ring with its group
  * ({@link BoundedRing}, "Carried tasks"; GLOBAL_QUEUE has the same ring): no descriptor, so no descriptor line
  * crosses cores per task (PERFORMANCE_TRACKING entries 37, 38). Its references live in the cell, so the entry
- * cannot move: nobody refills it into a local queue or steals it in a half; every worker pops it from the
- * carried ring itself (the ring is MPMC, so it needs no stealing) and runs it at once. A pop that leaves more
- * in the ring runs the chained wake, as an inject refill does. A registered Submitter keeps its own queue
- * (descriptors, owner pushes without a CAS), and TimestampMode.FULL keeps every task on a descriptor (null
- * ring). LANE_EXTENSION's default lane is this class, so its outside default-lane submits are carried too; its
- * blocking lane never is (Submission).
+ * cannot move into a local queue or a stolen half. Every worker pops the carried ring itself through
+ * {@link CarriedBatches}: from a deep ring one head CAS claims a batch of 8 (one otherwise), whose references
+ * move to the worker's batch slots; the worker takes them first on its next calls and any other worker steals
+ * them once its other sources are empty (after {@link #steal}), so two workers meet the ring's shared lines
+ * once per batch (PERFORMANCE_TRACKING 55, 56). LANE_EXTENSION's reserved blocking workers claim one at a time
+ * ({@link #batchMax}). A pop that leaves more in the ring or in the batch runs the chained wake, as an inject
+ * refill does. A registered Submitter keeps its own queue (descriptors, owner pushes without a CAS), and
+ * TimestampMode.FULL keeps every task on a descriptor (null ring). LANE_EXTENSION's default lane is this class,
+ * so its outside default-lane submits are carried too; its blocking lane never is (Submission).
  *
  * <h2>Park re-check ({@link #hasWork})</h2>
  * Seq_cst loads of every queue a worker can take from: the inject and carried rings' heads and head-cell
- * sequences (a published entry; {@link #pendingPush} reports a claimed, unpublished one), every local queue's head/tail (not
- * the bitmap, which is only a hint) and every LIFO slot. Submitters publish (seq_cst CAS / getAndSet, or a
- * release store: the local queue's tail, the inject cell's sequence; each followed by the full fence in
- * {@link #signalWork}; a carried push has no fence, {@link #signalCarried}, and is covered by
- * {@link #pendingPush}'s bounded park instead) and then run the {@link WakeCoalescer} rule; see there for why no entry is left with
- * every worker parked, and for the pass-on that keeps an entry from waiting behind a searcher that took
- * another one.
+ * sequences (a published entry; {@link #pendingPush} reports a claimed, unpublished one), every local queue's
+ * head/tail (not the bitmap, which is only a hint), every LIFO slot and every worker's carried batch
+ * ({@link CarriedBatches}: a refill publishes with a seq_cst getAndSet, then loads the idle mask in the chained
+ * wake). Submitters publish (seq_cst CAS / getAndSet, or a release store: the local queue's tail, the inject
+ * cell's sequence; each followed by the full fence in {@link #signalWork}; a carried push has no fence,
+ * {@link #signalCarried}, and is covered by {@link #pendingPush}'s bounded park instead) and then run the
+ * {@link WakeCoalescer} rule; see there for why no entry is left with every worker parked, and for the pass-on
+ * that keeps an entry from waiting behind a searcher that took another one.
  */
 final class WorkStealingScheduler implements Scheduler {
     /** Consecutive LIFO-slot runs before the local queue and inject ring get a turn (Tokio uses 3). */
@@ -95,6 +100,10 @@ final class WorkStealingScheduler implements Scheduler {
     private final BoundedRing inject;
     /** Detached tasks from outside the pool, carried by their cells; null with TimestampMode.FULL. */
     private final BoundedRing carried;
+    /** Each worker's claimed carried tasks, stealable (CarriedBatches); null when {@code carried} is. */
+    private final CarriedBatches batches;
+    /** Workers [0, soloWorkers) claim one carried task at a time: LANE_EXTENSION's reserved ones (batchMax). */
+    private final int soloWorkers;
     private final ParkingLot parking;
     private final LifoSlot lifo;
     private final LocalQueues locals;
@@ -111,11 +120,11 @@ final class WorkStealingScheduler implements Scheduler {
 
     /**
      * Builds the topology; {@code withSubmitterQueues} false builds none (a composing topology whose
-     * Submitters use the external path).
+     * Submitters use the external path); workers below {@code soloWorkers} claim one carried task at a time.
      */
     WorkStealingScheduler(PoolMemory memory, PoolConfig config, BoundedRing inject, ParkingLot parking,
             PoolCounters counters, SubmitterRegistry submitters, QueueDepthGauge gauge, RecentErrors errors,
-            boolean withSubmitterQueues) {
+            boolean withSubmitterQueues, int soloWorkers) {
         this.inject = inject;
         this.carried = Scheduler.carriedRing(memory, config, inject.capacity());
         this.parking = parking;
@@ -124,6 +133,8 @@ final class WorkStealingScheduler implements Scheduler {
                 config.localQueueCapacity());
         this.counters = counters;
         this.workers = config.workerSlots(); // LANE_EXTENSION: its overflow workers too
+        this.batches = carried == null ? null : new CarriedBatches(memory, workers);
+        this.soloWorkers = soloWorkers;
         this.stealBatch = config.stealBatchSize();
         this.lifo = new LifoSlot(memory, "lifo slots", workers);
         this.locals = LocalQueues.create(memory, config.queueKind(), workers, config.localQueueCapacity(), errors);
@@ -249,7 +260,8 @@ final class WorkStealingScheduler implements Scheduler {
             st.tick = 0;
             e = inject.tryPop();
             if (e == QueueEntry.EMPTY && carried != null) {
-                e = carried.tryPop(self.taken); // seq_cst CAS on head; the task's references into self.taken
+                // our batch, else a claim from the ring (seq_cst CAS on head); the references into self.taken
+                e = batches.refill(w, carried, self.taken, batchMax(w)) == 0 ? QueueEntry.EMPTY : QueueEntry.CARRIED;
             }
             if (e != QueueEntry.EMPTY) {
                 st.lifoRuns = 0;
@@ -271,12 +283,22 @@ final class WorkStealingScheduler implements Scheduler {
             st.lifoRuns = 0;
             return e;
         }
+        // Own carried batch before the shared rings: the alternation decided, at the claim, that carried tasks came
+        // next, so the batch's entries do not probe inject again. The claim ran the chained wake; a search never
+        // ends here (a worker searches only after a next() that found its batch empty, and only it refills it).
+        if (batches != null && batches.take(w, self.taken)) {
+            st.lifoRuns = 0;
+            return QueueEntry.CARRIED;
+        }
         e = takeShared(self, st);
         if (e == QueueEntry.EMPTY) {
             e = stealFromSubmitters(w, st);
         }
         if (e == QueueEntry.EMPTY) {
             e = steal(w, st);
+        }
+        if (e == QueueEntry.EMPTY && batches != null) {
+            e = stealBatch(self);
         }
         if (e != QueueEntry.EMPTY) {
             st.lifoRuns = 0;
@@ -347,10 +369,14 @@ final class WorkStealingScheduler implements Scheduler {
      * shared while the ring's head and tail lines move with every push and pop.
      */
     private long popCarried(WorkerThread self, WorkerState st) {
-        long e = carried.tryPop(self.taken); // seq_cst CAS on head
+        // our batch first, else a claim from the ring (CarriedBatches; seq_cst CAS on head, and on our batch's
+        // state when it publishes more than one)
+        int w = self.index;
+        long e = batches.refill(w, carried, self.taken, batchMax(w)) == 0 ? QueueEntry.EMPTY : QueueEntry.CARRIED;
         // volatile loads after our CAS (no fence needed: the CAS is seq_cst and nothing of ours is unpublished);
-        // a worker that announces after the idle-mask load re-checks the ring itself (ParkingLot)
-        if (e != QueueEntry.EMPTY && parking.idleMaskOnWorker() != 0 && !carried.isEmpty()) {
+        // a worker that announces after the idle-mask load re-checks the ring and the batches itself (ParkingLot)
+        if (e != QueueEntry.EMPTY && parking.idleMaskOnWorker() != 0
+                && (!carried.isEmpty() || batches.hasStealable(w))) {
             parking.wakeOne(); // one waker per bit; -1 if a racing waker took the last one
             st.owesWake = false;
         }
@@ -391,6 +417,28 @@ final class WorkStealingScheduler implements Scheduler {
         return e;
     }
 
+    /**
+     * How many carried tasks worker {@code w} may claim at once: one for LANE_EXTENSION's reserved blocking
+     * workers (they serve their own lane first, so a batch of default-lane tasks could wait behind blocking
+     * tasks while the default workers are busy), a batch for everyone else.
+     */
+    private int batchMax(int w) {
+        return w < soloWorkers ? 1 : CarriedBatches.MAX_BATCH;
+    }
+
+    /** One entry of another worker's carried batch, starting after our own index, or EMPTY. */
+    private long stealBatch(WorkerThread self) {
+        final int w = self.index;
+        for (int k = 1; k < workers; k++) {
+            int v = w + k < workers ? w + k : w + k - workers;
+            if (batches.take(v, self.taken)) { // acquire load, then a CAS on v's state line
+                counters.increment(w, PoolCounters.STEALS);
+                return QueueEntry.CARRIED;
+            }
+        }
+        return QueueEntry.EMPTY;
+    }
+
     private long steal(int w, WorkerState st) {
         st.failures[0] = 0;
         int start = st.stealStart;
@@ -422,8 +470,8 @@ final class WorkStealingScheduler implements Scheduler {
     public boolean hasWork(int i) {
         // volatile loads of head and the head cell's seq: a published entry (a claimed, unpublished cell is
         // pendingPush's; the fence in signalWork orders its publish before the producer's idle-mask load)
-        if (inject.hasReadyEntry() || (carried != null && carried.hasReadyEntry())) {
-            return true;
+        if (inject.hasReadyEntry() || (carried != null && (carried.hasReadyEntry() || batches.anyStealable()))) {
+            return true; // the batches' state words: seq_cst loads, the Dekker pair with a refill's getAndSet
         }
         for (int v = 0; v < workers; v++) {
             // volatile loads: seq_cst after the announcement (ParkingLot step 2)
@@ -444,7 +492,7 @@ final class WorkStealingScheduler implements Scheduler {
 
     /** Entries in the inject and carried rings (volatile loads of heads and tails). */
     private long sharedSize() {
-        return inject.size() + (carried == null ? 0 : carried.size());
+        return inject.size() + (carried == null ? 0 : carried.size() + batches.size());
     }
 
     @Override
@@ -461,6 +509,11 @@ final class WorkStealingScheduler implements Scheduler {
     public long drainOne(Object[] taken) {
         long e = inject.tryPop();
         if (e == QueueEntry.EMPTY && carried != null) {
+            for (int v = 0; v < workers; v++) { // claimed by a worker, not yet started: still queued
+                if (batches.take(v, taken)) {
+                    return QueueEntry.CARRIED;
+                }
+            }
             e = carried.tryPop(taken);
         }
         if (e != QueueEntry.EMPTY) {

@@ -3,6 +3,7 @@ package dev.threadpool.internal.scheduler;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -64,6 +65,10 @@ class SchedulerContractTest {
             this.variant = variant;
             this.kind = kind;
         }
+    }
+
+    static Stream<Topology> topologiesOnly() {
+        return Stream.of(Topology.values());
     }
 
     static Stream<Arguments> topologies() {
@@ -163,7 +168,7 @@ class SchedulerContractTest {
 
     @ParameterizedTest(name = "{0} capacity {1}")
     @MethodSource("topologies")
-    void carriedTasksComeBackOnceInOrderWithTheirReferences(Topology t, int capacity) {
+    void carriedTasksComeBackOnceWithTheirReferences(Topology t, int capacity) {
         Rig r = new Rig(t, capacity);
         assertTrue(r.s.carriesTasks());
         assertEquals(t.variant == SchedulerVariant.WORK_STEALING, r.s.hasSubmitterQueues(),
@@ -187,7 +192,7 @@ class SchedulerContractTest {
         dev.threadpool.WaitGroup group = new dev.threadpool.WaitGroup();
         List<Long> entries = new ArrayList<>();
         for (int k = 0; k < capacity; k++) {
-            tasks[k] = () -> { };
+            tasks[k] = distinctTask(k);
             assertTrue(r.s.tryEnqueueCarried(tasks[k], k % 2 == 0 ? group : null));
             long e = r.entry();
             assertTrue(r.s.tryEnqueue(null, e, Lane.DEFAULT), "the descriptors' ring has a cell per descriptor");
@@ -197,10 +202,16 @@ class SchedulerContractTest {
         assertEquals(2L * capacity, r.s.depth(Lane.DEFAULT), "both rings count in the depth");
         Object[] taken = new Object[2];
         List<Long> out = new ArrayList<>();
+        java.util.Map<Object, Integer> index = new java.util.IdentityHashMap<>();
+        for (int k = 0; k < capacity; k++) {
+            index.put(tasks[k], k);
+        }
+        boolean[] seen = new boolean[capacity];
         int carriedSeen = 0;
         for (int k = 0; k < 2 * capacity; k++) {
             WorkerThread w = r.w[k % r.w.length];
-            // half through a worker's next (into its own pair, alternating rings), half through the sweep's door
+            // half through a worker's next (into its own pair, alternating rings, claiming batches from a deep
+            // carried ring and taking its peers'), half through the sweep's door
             boolean viaWorker = k % 2 == 0;
             long e = viaWorker ? r.s.next(w) : r.s.drainOne(taken);
             Object[] got = viaWorker ? w.taken : taken;
@@ -209,8 +220,11 @@ class SchedulerContractTest {
                 out.add(e);
                 continue;
             }
-            int c = carriedSeen++;
-            assertSame(tasks[c], got[0], "carried task " + c + " handed over, in its ring's order");
+            carriedSeen++;
+            Integer c = index.get(got[0]);
+            assertNotNull(c, "a carried task of ours handed over");
+            assertFalse(seen[c], "carried task " + c + " handed over once");
+            seen[c] = true;
             assertSame(c % 2 == 0 ? group : null, got[1], "group of carried task " + c);
             got[0] = null;
             got[1] = null;
@@ -220,6 +234,75 @@ class SchedulerContractTest {
         assertEquals(QueueEntry.EMPTY, r.s.drainOne(taken));
         assertEquals(0, r.s.depth(Lane.DEFAULT));
         assertTrue(r.s.tryEnqueueCarried(tasks[0], null), "room again after the pops");
+    }
+
+    /**
+     * CarriedBatches through the topology: from a deep carried ring a worker's next claims a batch (it runs the
+     * first, the rest are counted in the depth and seen by every park re-check), the other workers take what is
+     * left of it once the ring is empty, the owner takes its own first, and the sweep's door drains a batch; a
+     * shallow ring is popped one at a time (nothing left in any batch).
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("topologiesOnly")
+    void aDeepCarriedRingIsClaimedInBatchesThatEveryoneCanTake(Topology t) {
+        int batch = dev.threadpool.internal.queue.CarriedBatches.MAX_BATCH;
+        Rig r = new Rig(t, 64);
+        int owner = r.w.length - 1; // a default-lane worker on every topology (LANE_EXTENSION reserves the first)
+        WorkerThread o = r.w[owner];
+        Runnable[] tasks = new Runnable[2 * batch];
+        for (int k = 0; k < tasks.length; k++) {
+            tasks[k] = distinctTask(k);
+            assertTrue(r.s.tryEnqueueCarried(tasks[k], null));
+        }
+        takeCarried(r, o, tasks[0], "the owner runs the first of its claim");
+        assertEquals(2L * batch - 1, r.s.depth(Lane.DEFAULT), "the claimed rest still counts as queued");
+        for (int k = batch; k < tasks.length; k++) { // another worker drains the ring: one at a time (shallow)
+            takeCarried(r, r.w[owner - 1], tasks[k], "the ring, in order, after the claimed run");
+        }
+        for (int i = 0; i < r.w.length; i++) {
+            assertTrue(r.s.hasWork(i), "hasWork(" + i + ") sees the claimed batch");
+        }
+        takeCarried(r, o, tasks[1], "the owner takes its own batch first");
+        takeCarried(r, r.w[owner - 1], tasks[2], "a worker with nothing else takes from a peer's batch");
+        Object[] taken = new Object[2];
+        assertEquals(QueueEntry.CARRIED, r.s.drainOne(taken), "the sweep drains a batch");
+        assertSame(tasks[3], taken[0]);
+        for (int k = 4; k < batch; k++) {
+            takeCarried(r, o, tasks[k], "the rest of the owner's batch");
+        }
+        assertEquals(0, r.s.depth(Lane.DEFAULT));
+        for (int i = 0; i < r.w.length; i++) {
+            assertFalse(r.s.hasWork(i), "hasWork(" + i + ") with every batch empty");
+            assertEquals(QueueEntry.EMPTY, r.s.next(r.w[i]));
+        }
+        assertEquals(QueueEntry.EMPTY, r.s.drainOne(taken));
+        // Shallow: fewer than 2 * MAX_BATCH ready: one at a time, nothing left claimed.
+        for (int k = 0; k < 2 * batch - 1; k++) {
+            assertTrue(r.s.tryEnqueueCarried(tasks[k], null));
+        }
+        takeCarried(r, o, tasks[0], "a shallow ring: one pop");
+        assertEquals(2L * batch - 2, r.s.depth(Lane.DEFAULT));
+        takeCarried(r, r.w[owner - 1], tasks[1], "the ring's next, not a batch");
+        while (r.s.drainOne(taken) != QueueEntry.EMPTY) {
+            taken[0] = null;
+        }
+    }
+
+    /** A task object of its own (a lambda that captures nothing is one shared instance, useless to assertSame). */
+    private static Runnable distinctTask(int id) {
+        return () -> {
+            if (id < 0) {
+                throw new AssertionError(id);
+            }
+        };
+    }
+
+    /** {@code r.s.next(w)} hands {@code w} the carried task {@code expected}. */
+    private static void takeCarried(Rig r, WorkerThread w, Runnable expected, String what) {
+        assertEquals(QueueEntry.CARRIED, r.s.next(w), what);
+        assertSame(expected, w.taken[0], what);
+        w.taken[0] = null;
+        w.taken[1] = null;
     }
 
     // =====================================================================================================
