@@ -74,14 +74,15 @@ public final class StatsPrinter {
             latency(b, "wake", lat.wake());
         }
         section(b, "workers");
-        b.append(String.format(Locale.ROOT, "   %-3s %10s %8s %7s %7s %9s %9s %7s %7s %6s %9s %9s%n", "#", "tasksRun",
-                "failed", "parks", "wakeups", "busy ms", "idle ms", "steals", "stealF", "localQ", "scratch",
-                "wake p50"));
+        b.append(String.format(Locale.ROOT, "   %-3s %10s %8s %7s %7s %9s %9s %7s %7s %7s %6s %9s %9s%n", "#",
+                "tasksRun", "failed", "parks", "wakeups", "busy ms", "idle ms", "steals", "stealF", "yields", "localQ",
+                "scratch", "wake p50"));
         for (WorkerStats w : s.workers()) {
-            b.append(String.format(Locale.ROOT, "   %-3d %,10d %,8d %,7d %,7d %,9d %,9d %,7d %,7d %,6d %,9d %,9d%n",
+            b.append(String.format(Locale.ROOT,
+                    "   %-3d %,10d %,8d %,7d %,7d %,9d %,9d %,7d %,7d %,7d %,6d %,9d %,9d%n",
                     w.index(), w.tasksRun(), w.failed(), w.parks(), w.wakeups(), w.busyNanos() / 1_000_000,
-                    w.idleNanos() / 1_000_000, w.steals(), w.stealFailures(), w.localQueueLength(), w.scratchBytes(),
-                    w.wakeLatency().p50()));
+                    w.idleNanos() / 1_000_000, w.steals(), w.stealFailures(), w.yields(), w.localQueueLength(),
+                    w.scratchBytes(), w.wakeLatency().p50()));
         }
         return b.toString();
     }
