@@ -205,9 +205,7 @@ class ThreadPoolContractTest {
     void trySubmitReturnsFalseWhenFullAndTimedTrySubmitGivesUp(PoolVariant v) throws Exception {
         CountDownLatch release = new CountDownLatch(1);
         try (ThreadPool pool = ThreadPool.create(config(v).maxThreads(1).queueCapacity(2).build())) {
-            CountDownLatch running = new CountDownLatch(1);
-            pool.submit(() -> { running.countDown(); awaitQuietly(release); });
-            assertTrue(running.await(WAIT.toSeconds(), TimeUnit.SECONDS));
+            blockTheWorker(pool, release);
             // a running blocker holds one of the 2 descriptors, or (carried) nothing: the ring's 2 cells are free
             int room = TestSupport.carriesOutsideTasks(pool.config()) ? 2 : 1;
             for (int i = 0; i < room; i++) {
@@ -228,6 +226,13 @@ class ThreadPoolContractTest {
      * Fills a one-worker pool of {@code queueCapacity} 2 whose worker runs a blocker: one more task where the
      * blocker holds a descriptor, two where it is carried and holds nothing (TestSupport.carriesOutsideTasks).
      */
+    /** Occupies a one-worker pool's worker with a task that waits for {@code release}; returns once it runs. */
+    private static void blockTheWorker(ThreadPool pool, CountDownLatch release) throws InterruptedException {
+        CountDownLatch running = new CountDownLatch(1);
+        pool.submit(() -> { running.countDown(); awaitQuietly(release); });
+        assertTrue(running.await(WAIT.toSeconds(), TimeUnit.SECONDS), "the blocker runs");
+    }
+
     private static void fillBehindTheBlocker(ThreadPool pool) {
         int room = TestSupport.carriesOutsideTasks(pool.config()) ? 2 : 1;
         for (int i = 0; i < room; i++) {
@@ -240,9 +245,7 @@ class ThreadPoolContractTest {
     void blockingSubmitWaitsForSpaceAndThenProceeds(PoolVariant v) throws Exception {
         CountDownLatch release = new CountDownLatch(1);
         try (ThreadPool pool = ThreadPool.create(config(v).maxThreads(1).queueCapacity(2).build())) {
-            CountDownLatch running = new CountDownLatch(1);
-            pool.submit(() -> { running.countDown(); awaitQuietly(release); });
-            assertTrue(running.await(WAIT.toSeconds(), TimeUnit.SECONDS));
+            blockTheWorker(pool, release);
             fillBehindTheBlocker(pool);
             AtomicBoolean third = new AtomicBoolean();
             Thread submitter = new Thread(() -> pool.submit(() -> third.set(true)));
@@ -402,9 +405,7 @@ class ThreadPoolContractTest {
         CountDownLatch release = new CountDownLatch(1);
         ThreadPool pool = ThreadPool.create(config(v).maxThreads(1).queueCapacity(2).build());
         try {
-            CountDownLatch running = new CountDownLatch(1);
-            pool.submit(() -> { running.countDown(); awaitQuietly(release); });
-            assertTrue(running.await(WAIT.toSeconds(), TimeUnit.SECONDS));
+            blockTheWorker(pool, release);
             AtomicInteger ran = new AtomicInteger();
             Runnable[] tasks = new Runnable[10];
             Arrays.fill(tasks, (Runnable) ran::incrementAndGet);
@@ -830,9 +831,7 @@ class ThreadPoolContractTest {
         CountDownLatch release = new CountDownLatch(1);
         ThreadPool pool = ThreadPool.create(config(v).maxThreads(1).build());
         try {
-            CountDownLatch running = new CountDownLatch(1);
-            pool.submit(() -> { running.countDown(); awaitQuietly(release); });
-            assertTrue(running.await(WAIT.toSeconds(), TimeUnit.SECONDS));
+            blockTheWorker(pool, release);
             assertFalse(pool.shutdown(ShutdownMode.DRAIN, Duration.ofMillis(20)), "task still running");
             assertFalse(pool.shutdown(ShutdownMode.DRAIN, Duration.ZERO));
             assertThrows(PoolShutdownException.class, () -> pool.submit(() -> { }));
@@ -908,9 +907,7 @@ class ThreadPoolContractTest {
         CountDownLatch release = new CountDownLatch(1);
         ThreadPool pool = ThreadPool.create(config(v).maxThreads(1).queueCapacity(2).build());
         try {
-            CountDownLatch running = new CountDownLatch(1);
-            pool.submit(() -> { running.countDown(); awaitQuietly(release); });
-            assertTrue(running.await(WAIT.toSeconds(), TimeUnit.SECONDS));
+            blockTheWorker(pool, release);
             fillBehindTheBlocker(pool);
             ConcurrentLinkedQueue<Throwable> outcome = new ConcurrentLinkedQueue<>();
             Thread submitter = new Thread(() -> {
@@ -1057,9 +1054,7 @@ class ThreadPoolContractTest {
         CountDownLatch release = new CountDownLatch(1);
         try (ThreadPool pool = pool(v)) {
             pool.purgeWorkerCaches();
-            CountDownLatch running = new CountDownLatch(1);
-            pool.submit(() -> { running.countDown(); awaitQuietly(release); });
-            assertTrue(running.await(WAIT.toSeconds(), TimeUnit.SECONDS));
+            blockTheWorker(pool, release);
             PoolBusyException e = assertThrows(PoolBusyException.class, pool::purgeWorkerCaches);
             assertTrue(e.getMessage().contains("activeTasks=1"), e.getMessage());
             release.countDown();
