@@ -17,7 +17,8 @@ import dev.threadpool.internal.stats.RecentErrors;
  * <h2>Who takes from where</h2>
  * <pre>
  *   worker                             next()                                 hasWork(i) re-checks
- *   blocking  [0, B)                   blocking ring, then the default lane   blocking ring + default lane
+ *   blocking  [0, B)                   own carried batch, blocking ring,      blocking ring + default lane
+ *                                      then the default lane
  *   default   [B, maxThreads) and      default lane, then the blocking ring   default lane (+ blocking ring
  *   overflow  [maxThreads, slots)      only if cpuHelpsBlocking               if cpuHelpsBlocking)
  * </pre>
@@ -26,6 +27,13 @@ import dev.threadpool.internal.stats.RecentErrors;
  * own lane is empty; a default (or overflow) worker helps the blocking lane only when
  * {@code cpuHelpsBlocking} is set. {@link #hasWork} checks exactly what {@link #next} may take, so a worker
  * never parks with an entry it may take queued, and never spins on one it may not.
+ *
+ * <p>A blocking worker claims carried batches as every worker does (CarriedBatches: up to eight default-lane
+ * tasks with one head CAS), and takes what is left of its batch before its own lane: so no claimed default-lane
+ * task waits behind a blocking task that may block for long, and a blocking entry waits behind at most the
+ * seven tasks of one batch (which idle default workers may steal meanwhile). Claiming one at a time instead
+ * left LANE_EXTENSION's flood with one of its two workers on a 2-CPU box popping singly against the other's
+ * claims (PERFORMANCE_TRACKING 57).
  *
  * <h2>Where an entry goes</h2>
  * By the {@link Lane} the submit passes with the entry (Scheduler, "The lane"). A blocking entry always goes
@@ -70,7 +78,7 @@ final class LaneScheduler implements Scheduler {
         // Registered submitters take the external path here (the Scheduler defaults: no own queue), so that a
         // BLOCKING entry from a Submitter still reaches the blocking ring: `defaults` allocates no submitter queues.
         this.defaults = new WorkStealingScheduler(memory, config, inject, parking, counters, submitters, gauge,
-                errors, false, config.blockingWorkers());
+                errors, false);
         this.blocking = new BoundedRing(memory, "blocking inject ring", config.queueCapacity());
         this.parking = parking;
         this.gauge = gauge;
@@ -150,6 +158,12 @@ final class LaneScheduler implements Scheduler {
     public long next(WorkerThread self) {
         long e;
         if (self.index < blockingWorkers) {
+            // Its own carried batch before its own lane: the batch's seven default-lane tasks never wait behind a
+            // blocking task, and a blocking entry waits behind at most those seven (they are stealable meanwhile).
+            e = defaults.takeOwnBatch(self);
+            if (e != QueueEntry.EMPTY) {
+                return e; // no search ended here: only this worker refills its batch, in a take
+            }
             e = blocking.tryPop();
             if (e == QueueEntry.EMPTY) {
                 return defaults.next(self); // own lane first, then help the default (its take passes on itself)

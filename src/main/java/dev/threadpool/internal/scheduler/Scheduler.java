@@ -76,7 +76,7 @@ interface Scheduler {
         return switch (v) {
             case GLOBAL_QUEUE -> new GlobalQueueScheduler(memory, config, inject, parking, gauge);
             case WORK_STEALING -> new WorkStealingScheduler(memory, config, inject, parking, counters, submitters,
-                    gauge, errors, true, 0);
+                    gauge, errors, true);
             case LANE_EXTENSION -> new LaneScheduler(memory, config, inject, parking, counters, submitters, gauge,
                     errors);
         };

@@ -102,8 +102,6 @@ final class WorkStealingScheduler implements Scheduler {
     private final BoundedRing carried;
     /** Each worker's claimed carried tasks, stealable (CarriedBatches); null when {@code carried} is. */
     private final CarriedBatches batches;
-    /** Workers [0, soloWorkers) claim one carried task at a time: LANE_EXTENSION's reserved ones (batchMax). */
-    private final int soloWorkers;
     private final ParkingLot parking;
     private final LifoSlot lifo;
     private final LocalQueues locals;
@@ -120,11 +118,11 @@ final class WorkStealingScheduler implements Scheduler {
 
     /**
      * Builds the topology; {@code withSubmitterQueues} false builds none (a composing topology whose
-     * Submitters use the external path); workers below {@code soloWorkers} claim one carried task at a time.
+     * Submitters use the external path).
      */
     WorkStealingScheduler(PoolMemory memory, PoolConfig config, BoundedRing inject, ParkingLot parking,
             PoolCounters counters, SubmitterRegistry submitters, QueueDepthGauge gauge, RecentErrors errors,
-            boolean withSubmitterQueues, int soloWorkers) {
+            boolean withSubmitterQueues) {
         this.inject = inject;
         this.carried = Scheduler.carriedRing(memory, config, inject.capacity());
         this.parking = parking;
@@ -134,7 +132,6 @@ final class WorkStealingScheduler implements Scheduler {
         this.counters = counters;
         this.workers = config.workerSlots(); // LANE_EXTENSION: its overflow workers too
         this.batches = carried == null ? null : new CarriedBatches(memory, workers);
-        this.soloWorkers = soloWorkers;
         this.stealBatch = config.stealBatchSize();
         this.lifo = new LifoSlot(memory, "lifo slots", workers);
         this.locals = LocalQueues.create(memory, config.queueKind(), workers, config.localQueueCapacity(), errors);
@@ -261,7 +258,8 @@ final class WorkStealingScheduler implements Scheduler {
             e = inject.tryPop();
             if (e == QueueEntry.EMPTY && carried != null) {
                 // our batch, else a claim from the ring (seq_cst CAS on head); the references into self.taken
-                e = batches.refill(w, carried, self.taken, batchMax(w)) == 0 ? QueueEntry.EMPTY : QueueEntry.CARRIED;
+                e = batches.refill(w, carried, self.taken, CarriedBatches.MAX_BATCH) == 0 ? QueueEntry.EMPTY
+                        : QueueEntry.CARRIED;
             }
             if (e != QueueEntry.EMPTY) {
                 st.lifoRuns = 0;
@@ -372,7 +370,8 @@ final class WorkStealingScheduler implements Scheduler {
         // our batch first, else a claim from the ring (CarriedBatches; seq_cst CAS on head, and on our batch's
         // state when it publishes more than one)
         int w = self.index;
-        long e = batches.refill(w, carried, self.taken, batchMax(w)) == 0 ? QueueEntry.EMPTY : QueueEntry.CARRIED;
+        long e = batches.refill(w, carried, self.taken, CarriedBatches.MAX_BATCH) == 0 ? QueueEntry.EMPTY
+                : QueueEntry.CARRIED;
         // volatile loads after our CAS (no fence needed: the CAS is seq_cst and nothing of ours is unpublished);
         // a worker that announces after the idle-mask load re-checks the ring and the batches itself (ParkingLot)
         if (e != QueueEntry.EMPTY && parking.idleMaskOnWorker() != 0
@@ -418,12 +417,12 @@ final class WorkStealingScheduler implements Scheduler {
     }
 
     /**
-     * How many carried tasks worker {@code w} may claim at once: one for LANE_EXTENSION's reserved blocking
-     * workers (they serve their own lane first, so a batch of default-lane tasks could wait behind blocking
-     * tasks while the default workers are busy), a batch for everyone else.
+     * One entry of worker {@code self}'s own carried batch (its task and group into {@code self.taken}), or EMPTY:
+     * LANE_EXTENSION's reserved workers take it before their own lane, so that no batch of theirs waits behind a
+     * blocking task. An acquire load of the owner's state line and, when it holds one, a CAS on it.
      */
-    private int batchMax(int w) {
-        return w < soloWorkers ? 1 : CarriedBatches.MAX_BATCH;
+    long takeOwnBatch(WorkerThread self) {
+        return batches != null && batches.take(self.index, self.taken) ? QueueEntry.CARRIED : QueueEntry.EMPTY;
     }
 
     /** One entry of another worker's carried batch, starting after our own index, or EMPTY. */

@@ -28,6 +28,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -285,6 +286,42 @@ class SchedulerContractTest {
         takeCarried(r, r.w[owner - 1], tasks[1], "the ring's next, not a batch");
         while (r.s.drainOne(taken) != QueueEntry.EMPTY) {
             taken[0] = null;
+        }
+    }
+
+    /**
+     * LANE_EXTENSION's reserved blocking worker claims a batch as every worker does, and runs the rest of it before
+     * a blocking entry that arrives meanwhile: no claimed default-lane task waits behind a blocking task, and the
+     * blocking entry waits behind at most one batch. A default worker may still steal from that batch meanwhile.
+     */
+    @Test
+    void aReservedWorkerRunsItsBatchBeforeItsOwnLane() {
+        int batch = dev.threadpool.internal.queue.CarriedBatches.MAX_BATCH;
+        Rig r = new Rig(Topology.LANE, 64);
+        WorkerThread reserved = r.w[0]; // BLOCKING_WORKERS = 1
+        WorkerThread other = r.w[1];
+        Runnable[] tasks = new Runnable[2 * batch];
+        for (int k = 0; k < tasks.length; k++) {
+            tasks[k] = distinctTask(k);
+            assertTrue(r.s.tryEnqueueCarried(tasks[k], null));
+        }
+        takeCarried(r, reserved, tasks[0], "the reserved worker claims a batch and runs its first");
+        assertEquals(2L * batch - 1, r.s.depth(Lane.DEFAULT), "the claimed rest still counts as queued");
+        long blockingEntry = r.entry();
+        assertTrue(r.s.tryEnqueue(null, blockingEntry, Lane.BLOCKING));
+        takeCarried(r, reserved, tasks[1], "its batch before its own lane");
+        for (int k = batch; k < tasks.length; k++) { // the default worker drains the ring meanwhile
+            takeCarried(r, other, tasks[k], "the ring, in order, after the claimed run");
+        }
+        takeCarried(r, other, tasks[2], "a default worker with nothing else steals from the reserved worker's batch");
+        for (int k = 3; k < batch; k++) {
+            takeCarried(r, reserved, tasks[k], "the rest of its batch, still before the blocking entry");
+        }
+        assertEquals(blockingEntry, r.s.next(reserved), "then the blocking entry");
+        assertEquals(0, r.s.depth(Lane.DEFAULT));
+        assertEquals(0, r.s.depth(Lane.BLOCKING));
+        for (int i = 0; i < r.w.length; i++) {
+            assertEquals(QueueEntry.EMPTY, r.s.next(r.w[i]));
         }
     }
 

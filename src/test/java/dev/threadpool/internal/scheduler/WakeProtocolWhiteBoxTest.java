@@ -81,7 +81,7 @@ class WakeProtocolWhiteBoxTest {
         BoundedRing inject = new BoundedRing(mem, "inject", cfg.queueCapacity());
         ParkingLot parking = new ParkingLot(mem, 3);
         WorkStealingScheduler s = new WorkStealingScheduler(mem, cfg, inject, parking, new PoolCounters(mem, 3),
-                new SubmitterRegistry(mem), new QueueDepthGauge(mem), new RecentErrors(16), true, 0);
+                new SubmitterRegistry(mem), new QueueDepthGauge(mem), new RecentErrors(16), true);
         WorkerThread[] w = workers(parking, 3);
 
         assertTrue(inject.tryPush(E1)); // queued already; worker 0 will take it
@@ -108,7 +108,7 @@ class WakeProtocolWhiteBoxTest {
         BoundedRing inject = new BoundedRing(mem, "inject", cfg.queueCapacity());
         ParkingLot parking = new ParkingLot(mem, 3);
         WorkStealingScheduler s = new WorkStealingScheduler(mem, cfg, inject, parking, new PoolCounters(mem, 3),
-                new SubmitterRegistry(mem), new QueueDepthGauge(mem), new RecentErrors(16), true, 0);
+                new SubmitterRegistry(mem), new QueueDepthGauge(mem), new RecentErrors(16), true);
         WorkerThread[] w = workers(parking, 3);
 
         assertTrue(inject.tryPush(E1));
@@ -165,7 +165,7 @@ class WakeProtocolWhiteBoxTest {
         BoundedRing inject = new BoundedRing(mem, "inject", cfg.queueCapacity());
         ParkingLot parking = new ParkingLot(mem, 3);
         WorkStealingScheduler s = new WorkStealingScheduler(mem, cfg, inject, parking, new PoolCounters(mem, 3),
-                new SubmitterRegistry(mem), new QueueDepthGauge(mem), new RecentErrors(16), true, 0);
+                new SubmitterRegistry(mem), new QueueDepthGauge(mem), new RecentErrors(16), true);
         WorkerThread[] w = workers(parking, 3);
 
         s.searching(0, true);
