@@ -13,7 +13,8 @@ import dev.threadpool.internal.stats.WorkerTimes;
  * {@link #spin}, {@link #announce}).
  *
  * <pre>
- *   beginSearch: flush the descriptor cache (Slots, hazard rule 2); searching(i, true)
+ *   beginSearch: flush the descriptor cache (Slots, hazard rule 2); searching(i, true) (not for BUSY_SPIN,
+ *                which never parks: it flushes and looks, uncounted)
  *   spin:        BUSY_SPIN forever | SPIN_THEN_PARK for spinBeforePark | PARK for PARK_SPINS looks,
  *                each look a seq_cst scheduler.hasWork(i); work seen: searching(i, false), back to the loop
  *   window:      PARK only, and only when armed (below): more looks until idleWindow has passed
@@ -124,20 +125,24 @@ final class Idle {
      */
     boolean idle(WorkerThread self) {
         final int i = self.index;
-        beginSearch(self);
         if (strategy == IdleStrategy.BUSY_SPIN) {
+            // Not counted as searching: a BUSY_SPIN worker never parks, so no submitter needs to count on its search
+            // (leaving it out of SEARCHING only makes WakeCoalescer skip fewer wakes, of LANE_EXTENSION's parked
+            // overflow workers), and no take of its owes the pass-on that a counted search arms. What it saves: the
+            // two getAndAdds on the SEARCHING line per idle spell, one of them between seeing the work and taking
+            // it, on a line every worker writes (PERFORMANCE_TRACKING 58).
+            endRun(self);
             for (;;) {
                 if (scheduler.hasWork(i)) {
-                    scheduler.searching(i, false);
                     return true;
                 }
                 if (lifecycle.stopRequested()) {
-                    scheduler.searching(i, false);
                     return false;
                 }
                 Thread.onSpinWait();
             }
         }
+        beginSearch(self);
         if (strategy == IdleStrategy.SPIN_THEN_PARK) {
             long until = System.nanoTime() + spinBeforeParkNanos;
             do {
@@ -222,9 +227,14 @@ final class Idle {
      * or park: Slots, hazard rule 2), then counts it as searching (which also arms the pass-on of its next take).
      */
     void beginSearch(WorkerThread self) {
+        endRun(self);
+        scheduler.searching(self.index, true);
+    }
+
+    /** The end of a run of tasks: the carried streak restarts, cached descriptors go back (Slots, hazard rule 2). */
+    private void endRun(WorkerThread self) {
         self.carriedStreak = 0; // a search ends a run of carried tasks (WorkerLoop.CARRIED_YIELD_EVERY)
         slots.flushWorkerCache(self);
-        scheduler.searching(self.index, true);
     }
 
     /**
