@@ -7,6 +7,7 @@ import dev.threadpool.internal.memory.PoolMemory;
 import dev.threadpool.internal.queue.BoundedRing;
 import dev.threadpool.internal.queue.CarriedBatches;
 import dev.threadpool.internal.queue.QueueEntry;
+import dev.threadpool.internal.stats.PoolCounters;
 import dev.threadpool.internal.stats.QueueDepthGauge;
 
 /**
@@ -55,15 +56,18 @@ final class GlobalQueueScheduler implements Scheduler {
     private final ParkingLot parking;
     private final WakeCoalescer wake;
     private final QueueDepthGauge gauge;
+    /** The per-worker counters: a take from a peer's batch counts as one of the thief's {@code steals}. */
+    private final PoolCounters counters;
 
     GlobalQueueScheduler(PoolMemory memory, PoolConfig config, BoundedRing inject, ParkingLot parking,
-            QueueDepthGauge gauge) {
+            QueueDepthGauge gauge, PoolCounters counters) {
         this.inject = inject;
         this.carried = Scheduler.carriedRing(memory, config, inject.capacity());
         this.workers = config.workerSlots();
         this.batches = carried == null ? null : new CarriedBatches(memory, workers);
         this.parking = parking;
         this.gauge = gauge;
+        this.counters = counters;
         this.wake = new WakeCoalescer(memory, parking, config.wakeCoalesceBatch());
     }
 
@@ -160,6 +164,7 @@ final class GlobalQueueScheduler implements Scheduler {
                 v -= workers;
             }
             if (batches.take(v, self.taken)) { // acquire load, then a CAS on v's state line
+                counters.increment(self.index, PoolCounters.STEALS); // own counter line, as WORK_STEALING's
                 return QueueEntry.CARRIED;
             }
         }

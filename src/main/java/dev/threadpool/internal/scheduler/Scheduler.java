@@ -74,7 +74,7 @@ interface Scheduler {
             PoolCounters counters, SubmitterRegistry submitters, QueueDepthGauge gauge, RecentErrors errors) {
         SchedulerVariant v = config.schedulerVariant();
         return switch (v) {
-            case GLOBAL_QUEUE -> new GlobalQueueScheduler(memory, config, inject, parking, gauge);
+            case GLOBAL_QUEUE -> new GlobalQueueScheduler(memory, config, inject, parking, gauge, counters);
             case WORK_STEALING -> new WorkStealingScheduler(memory, config, inject, parking, counters, submitters,
                     gauge, errors, true);
             case LANE_EXTENSION -> new LaneScheduler(memory, config, inject, parking, counters, submitters, gauge,

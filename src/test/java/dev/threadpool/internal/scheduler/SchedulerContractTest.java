@@ -86,6 +86,7 @@ class SchedulerContractTest {
         final PoolConfig config;
         final ParkingLot parking;
         final SubmitterRegistry submitters;
+        final PoolCounters counters;
         final Scheduler s;
         final WorkerThread[] w;
         final int capacity;
@@ -101,8 +102,9 @@ class SchedulerContractTest {
             BoundedRing inject = new BoundedRing(mem, "inject", capacity); // as PoolCore
             this.parking = new ParkingLot(mem, config.workerSlots());
             this.submitters = new SubmitterRegistry(mem);
-            this.s = Scheduler.create(mem, config, inject, parking, new PoolCounters(mem, config.workerSlots()),
-                    submitters, new QueueDepthGauge(mem), new RecentErrors(16));
+            this.counters = new PoolCounters(mem, config.workerSlots());
+            this.s = Scheduler.create(mem, config, inject, parking, counters, submitters, new QueueDepthGauge(mem),
+                    new RecentErrors(16));
             this.w = new WorkerThread[config.workerSlots()];
             for (int i = 0; i < w.length; i++) {
                 w[i] = new WorkerThread(null, i, "contract-" + i, true, false, false);
@@ -264,7 +266,9 @@ class SchedulerContractTest {
             assertTrue(r.s.hasWork(i), "hasWork(" + i + ") sees the claimed batch");
         }
         takeCarried(r, o, tasks[1], "the owner takes its own batch first");
+        long steals = r.counters.get(owner - 1, PoolCounters.STEALS);
         takeCarried(r, r.w[owner - 1], tasks[2], "a worker with nothing else takes from a peer's batch");
+        assertEquals(steals + 1, r.counters.get(owner - 1, PoolCounters.STEALS), "counted as the thief's steal");
         Object[] taken = new Object[2];
         assertEquals(QueueEntry.CARRIED, r.s.drainOne(taken), "the sweep drains a batch");
         assertSame(tasks[3], taken[0]);
