@@ -303,12 +303,7 @@ public class BoundedRingLincheck {
 
     /** The scenario passes against the contract and fails against the same contract made atomic. */
     private void weakness(String what, Scenario scenario) {
-        Checks.timed("BoundedRing weakness: " + what, () -> {
-            against(Checks.modelChecking(2, 2).iterations(0).addCustomScenario(scenario.build()),
-                    StepVerifier.class).check(Ops.class);
-            Checks.assertFails(against(Checks.modelChecking(2, 2).iterations(0)
-                    .addCustomScenario(scenario.build()), StepVerifier.Atomic.class), Ops.class);
-        });
+        Checks.weakness("BoundedRing weakness: " + what, Spec.class, Ops.class, scenario, 2, 2);
     }
 
     // ---- the mutant ----------------------------------------------------------------------------------

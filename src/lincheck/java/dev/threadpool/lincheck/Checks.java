@@ -82,6 +82,27 @@ final class Checks {
         return report;
     }
 
+    /**
+     * A weakness of a contract shown to be real: model checking of the one fixed {@code scenario} passes against
+     * the contract ({@link StepVerifier} over {@code spec}) and fails against the same contract made atomic
+     * ({@link StepVerifier.Atomic}). So the contract allows the outcome and the structure produces it; a weakness
+     * the structure could not produce would pass both, and this would fail.
+     */
+    static void weakness(String what, Class<?> spec, Class<?> testClass, Scenario scenario, int threads,
+            int actorsPerThread) {
+        timed(what, () -> {
+            fixed(spec, scenario, threads, actorsPerThread).verifier(StepVerifier.class).check(testClass);
+            assertFails(fixed(spec, scenario, threads, actorsPerThread).verifier(StepVerifier.Atomic.class),
+                    testClass);
+        });
+    }
+
+    /** Model checking of {@code scenario} alone (no random ones) against {@code spec}. */
+    private static ModelCheckingOptions fixed(Class<?> spec, Scenario scenario, int threads, int actorsPerThread) {
+        return modelChecking(threads, actorsPerThread).iterations(0).addCustomScenario(scenario.build())
+                .sequentialSpecification(spec);
+    }
+
     static String firstLines(String s, int n) {
         List<String> lines = s.lines().limit(n).toList();
         return String.join("\n", lines);

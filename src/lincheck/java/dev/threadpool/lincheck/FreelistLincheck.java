@@ -409,12 +409,8 @@ public class FreelistLincheck {
         Scenario scenario = Scenario.of(FreelistOps.class)
                 .thread().op("acquireBatch", 0, 2)
                 .thread().op("acquire", 1);
-        Checks.timed("Freelist weakness: acquireBatch halves after a lost CAS", () -> {
-            against(Checks.modelChecking(2, 1).iterations(0).addCustomScenario(scenario.build()),
-                    StepVerifier.class).check(CacheOps.class);
-            Checks.assertFails(against(Checks.modelChecking(2, 1).iterations(0)
-                    .addCustomScenario(scenario.build()), StepVerifier.Atomic.class), CacheOps.class);
-        });
+        Checks.weakness("Freelist weakness: acquireBatch halves after a lost CAS", Spec.class, CacheOps.class,
+                scenario, 2, 1);
     }
 
     /** {@link TaglessFreelist}: the freelist head without its ABA tag. */

@@ -216,12 +216,7 @@ public class WorkDequeLincheck {
 
     /** The scenario passes against the contract and fails against the same contract made atomic. */
     private void weakness(String what, Scenario scenario) {
-        Checks.timed("WorkDeque weakness: " + what, () -> {
-            against(Checks.modelChecking(2, 2).iterations(0).addCustomScenario(scenario.build()),
-                    StepVerifier.class).check(Ops.class);
-            Checks.assertFails(against(Checks.modelChecking(2, 2).iterations(0)
-                    .addCustomScenario(scenario.build()), StepVerifier.Atomic.class), Ops.class);
-        });
+        Checks.weakness("WorkDeque weakness: " + what, Spec.class, Ops.class, scenario, 2, 2);
     }
 
     /** {@link NoLastCasDeque}: take's last entry without the CAS on top. */
