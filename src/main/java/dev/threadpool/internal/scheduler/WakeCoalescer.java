@@ -32,6 +32,9 @@ import java.util.function.IntPredicate;
  *       P; W decrements only after its announcement and re-checks after that, so W either takes E or finds it
  *       on its re-check and does not park. Some worker that is not parked sees E.</li>
  * </ul>
+ * The argument only ever uses searchers that are counted; a worker that searches uncounted (BUSY_SPIN's, which
+ * never parks: Idle) only makes S smaller, so a submitter wakes where it might have coalesced, never the other
+ * way.
  * That argument is about safety (no entry is stranded with every worker parked), not parallelism: the searcher
  * that sees E may take another entry (the inject ring before a peer's LIFO slot; LANE_EXTENSION's blocking
  * worker, its own lane first) and block in it, while E waits and a worker that could take it sleeps.
