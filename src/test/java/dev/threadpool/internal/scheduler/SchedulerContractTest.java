@@ -252,13 +252,7 @@ class SchedulerContractTest {
         Rig r = new Rig(t, 64);
         int owner = r.w.length - 1; // a default-lane worker on every topology (LANE_EXTENSION reserves the first)
         WorkerThread o = r.w[owner];
-        Runnable[] tasks = new Runnable[2 * batch];
-        for (int k = 0; k < tasks.length; k++) {
-            tasks[k] = distinctTask(k);
-            assertTrue(r.s.tryEnqueueCarried(tasks[k], null));
-        }
-        takeCarried(r, o, tasks[0], "the owner runs the first of its claim");
-        assertEquals(2L * batch - 1, r.s.depth(Lane.DEFAULT), "the claimed rest still counts as queued");
+        Runnable[] tasks = claimOneBatch(r, o);
         for (int k = batch; k < tasks.length; k++) { // another worker drains the ring: one at a time (shallow)
             takeCarried(r, r.w[owner - 1], tasks[k], "the ring, in order, after the claimed run");
         }
@@ -304,13 +298,7 @@ class SchedulerContractTest {
         Rig r = new Rig(Topology.LANE, 64);
         WorkerThread reserved = r.w[0]; // BLOCKING_WORKERS = 1
         WorkerThread other = r.w[1];
-        Runnable[] tasks = new Runnable[2 * batch];
-        for (int k = 0; k < tasks.length; k++) {
-            tasks[k] = distinctTask(k);
-            assertTrue(r.s.tryEnqueueCarried(tasks[k], null));
-        }
-        takeCarried(r, reserved, tasks[0], "the reserved worker claims a batch and runs its first");
-        assertEquals(2L * batch - 1, r.s.depth(Lane.DEFAULT), "the claimed rest still counts as queued");
+        Runnable[] tasks = claimOneBatch(r, reserved);
         long blockingEntry = r.entry();
         assertTrue(r.s.tryEnqueue(null, blockingEntry, Lane.BLOCKING));
         takeCarried(r, reserved, tasks[1], "its batch before its own lane");
@@ -327,6 +315,22 @@ class SchedulerContractTest {
         for (int i = 0; i < r.w.length; i++) {
             assertEquals(QueueEntry.EMPTY, r.s.next(r.w[i]));
         }
+    }
+
+    /**
+     * Queues {@code 2 * MAX_BATCH} distinct carried tasks (a deep ring) and has {@code w} claim a batch of them: it
+     * is handed the first, and the rest of its batch still counts as queued. Returns the tasks in queue order.
+     */
+    private static Runnable[] claimOneBatch(Rig r, WorkerThread w) {
+        int batch = dev.threadpool.internal.queue.CarriedBatches.MAX_BATCH;
+        Runnable[] tasks = new Runnable[2 * batch];
+        for (int k = 0; k < tasks.length; k++) {
+            tasks[k] = distinctTask(k);
+            assertTrue(r.s.tryEnqueueCarried(tasks[k], null));
+        }
+        takeCarried(r, w, tasks[0], "the worker claims a batch and runs its first");
+        assertEquals(2L * batch - 1, r.s.depth(Lane.DEFAULT), "the claimed rest still counts as queued");
+        return tasks;
     }
 
     /** A task object of its own (a lambda that captures nothing is one shared instance, useless to assertSame). */
