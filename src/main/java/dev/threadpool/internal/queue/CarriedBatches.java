@@ -170,6 +170,31 @@ public final class CarriedBatches {
         }
     }
 
+    /**
+     * Worker {@code w} takes one entry of another worker's batch, trying its peers in turn from {@code w + 1};
+     * true when it took one (into {@code taken}, as {@link #take}). An acquire load of each peer's state line until
+     * one holds an entry, then a CAS on that line.
+     */
+    public boolean steal(int w, Object[] taken) {
+        for (int k = 1; k < workers; k++) {
+            int v = w + k < workers ? w + k : w + k - workers;
+            if (take(v, taken)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** One entry of any worker's batch, from worker 0 on (the shutdown sweep); false when every batch is empty. */
+    public boolean takeAny(Object[] taken) {
+        for (int v = 0; v < workers; v++) {
+            if (take(v, taken)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** Whether worker {@code w}'s batch has an entry left (a volatile load: the parking re-check's half). */
     public boolean hasStealable(int w) {
         long s = Mem.getLongVolatile(seg, Layout.stateOffset(w));

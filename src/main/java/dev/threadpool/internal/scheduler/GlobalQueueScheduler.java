@@ -52,7 +52,6 @@ final class GlobalQueueScheduler implements Scheduler {
     private final BoundedRing carried;
     /** Each worker's claimed carried tasks, stealable; null when {@code carried} is. */
     private final CarriedBatches batches;
-    private final int workers;
     private final ParkingLot parking;
     private final WakeCoalescer wake;
     private final QueueDepthGauge gauge;
@@ -63,8 +62,7 @@ final class GlobalQueueScheduler implements Scheduler {
             QueueDepthGauge gauge, PoolCounters counters) {
         this.inject = inject;
         this.carried = Scheduler.carriedRing(memory, config, inject.capacity());
-        this.workers = config.workerSlots();
-        this.batches = carried == null ? null : new CarriedBatches(memory, workers);
+        this.batches = carried == null ? null : new CarriedBatches(memory, config.workerSlots());
         this.parking = parking;
         this.gauge = gauge;
         this.counters = counters;
@@ -158,17 +156,11 @@ final class GlobalQueueScheduler implements Scheduler {
 
     /** One entry of another worker's batch, starting after our own index, or EMPTY. */
     private long stealBatch(WorkerThread self) {
-        for (int k = 1; k < workers; k++) {
-            int v = self.index + k;
-            if (v >= workers) {
-                v -= workers;
-            }
-            if (batches.take(v, self.taken)) { // acquire load, then a CAS on v's state line
-                counters.increment(self.index, PoolCounters.STEALS); // own counter line, as WORK_STEALING's
-                return QueueEntry.CARRIED;
-            }
+        if (!batches.steal(self.index, self.taken)) { // acquire loads of the peers' state lines, a CAS on one
+            return QueueEntry.EMPTY;
         }
-        return QueueEntry.EMPTY;
+        counters.increment(self.index, PoolCounters.STEALS); // own counter line, as WORK_STEALING's
+        return QueueEntry.CARRIED;
     }
 
     @Override
@@ -213,12 +205,8 @@ final class GlobalQueueScheduler implements Scheduler {
         if (e != QueueEntry.EMPTY || carried == null) {
             return e;
         }
-        for (int w = 0; w < workers; w++) { // claimed by a worker, not yet started: queued, and older than the ring
-            if (batches.take(w, taken)) {
-                return QueueEntry.CARRIED;
-            }
-        }
-        return carried.tryPop(taken);
+        // claimed by a worker, not yet started: queued, and older than the ring
+        return batches.takeAny(taken) ? QueueEntry.CARRIED : carried.tryPop(taken);
     }
 
     @Override

@@ -257,9 +257,7 @@ final class WorkStealingScheduler implements Scheduler {
             st.tick = 0;
             e = inject.tryPop();
             if (e == QueueEntry.EMPTY && carried != null) {
-                // our batch, else a claim from the ring (seq_cst CAS on head); the references into self.taken
-                e = batches.refill(w, carried, self.taken, CarriedBatches.MAX_BATCH) == 0 ? QueueEntry.EMPTY
-                        : QueueEntry.CARRIED;
+                e = claimCarried(self);
             }
             if (e != QueueEntry.EMPTY) {
                 st.lifoRuns = 0;
@@ -284,9 +282,10 @@ final class WorkStealingScheduler implements Scheduler {
         // Own carried batch before the shared rings: the alternation decided, at the claim, that carried tasks came
         // next, so the batch's entries do not probe inject again. The claim ran the chained wake; a search never
         // ends here (a worker searches only after a next() that found its batch empty, and only it refills it).
-        if (batches != null && batches.take(w, self.taken)) {
+        e = takeOwnBatch(self);
+        if (e != QueueEntry.EMPTY) {
             st.lifoRuns = 0;
-            return QueueEntry.CARRIED;
+            return e;
         }
         e = takeShared(self, st);
         if (e == QueueEntry.EMPTY) {
@@ -367,11 +366,8 @@ final class WorkStealingScheduler implements Scheduler {
      * shared while the ring's head and tail lines move with every push and pop.
      */
     private long popCarried(WorkerThread self, WorkerState st) {
-        // our batch first, else a claim from the ring (CarriedBatches; seq_cst CAS on head, and on our batch's
-        // state when it publishes more than one)
         int w = self.index;
-        long e = batches.refill(w, carried, self.taken, CarriedBatches.MAX_BATCH) == 0 ? QueueEntry.EMPTY
-                : QueueEntry.CARRIED;
+        long e = claimCarried(self);
         // volatile loads after our CAS (no fence needed: the CAS is seq_cst and nothing of ours is unpublished);
         // a worker that announces after the idle-mask load re-checks the ring and the batches itself (ParkingLot)
         if (e != QueueEntry.EMPTY && parking.idleMaskOnWorker() != 0
@@ -380,6 +376,16 @@ final class WorkStealingScheduler implements Scheduler {
             st.owesWake = false;
         }
         return e;
+    }
+
+    /**
+     * Our batch first, else a claim from the carried ring (CarriedBatches.refill: seq_cst CAS on the ring's head,
+     * and a seq_cst getAndSet of our batch's state when it publishes more than one); the task and group into
+     * {@code self.taken}. CARRIED, or EMPTY when both had nothing.
+     */
+    private long claimCarried(WorkerThread self) {
+        return batches.refill(self.index, carried, self.taken, CarriedBatches.MAX_BATCH) == 0 ? QueueEntry.EMPTY
+                : QueueEntry.CARRIED;
     }
 
     /** popMany from inject; returns the first, the rest go to local queue w (they fit: at most free + 1). */
@@ -417,7 +423,8 @@ final class WorkStealingScheduler implements Scheduler {
     }
 
     /**
-     * One entry of worker {@code self}'s own carried batch (its task and group into {@code self.taken}), or EMPTY:
+     * One entry of worker {@code self}'s own carried batch (its task and group into {@code self.taken}), or EMPTY
+     * (also without a carried ring). {@link #next} takes it after the worker's own LIFO slot and local queue;
      * LANE_EXTENSION's reserved workers take it before their own lane, so that no batch of theirs waits behind a
      * blocking task. An acquire load of the owner's state line and, when it holds one, a CAS on it.
      */
@@ -427,15 +434,11 @@ final class WorkStealingScheduler implements Scheduler {
 
     /** One entry of another worker's carried batch, starting after our own index, or EMPTY. */
     private long stealBatch(WorkerThread self) {
-        final int w = self.index;
-        for (int k = 1; k < workers; k++) {
-            int v = w + k < workers ? w + k : w + k - workers;
-            if (batches.take(v, self.taken)) { // acquire load, then a CAS on v's state line
-                counters.increment(w, PoolCounters.STEALS);
-                return QueueEntry.CARRIED;
-            }
+        if (!batches.steal(self.index, self.taken)) { // acquire loads of the peers' state lines, a CAS on one
+            return QueueEntry.EMPTY;
         }
-        return QueueEntry.EMPTY;
+        counters.increment(self.index, PoolCounters.STEALS);
+        return QueueEntry.CARRIED;
     }
 
     private long steal(int w, WorkerState st) {
@@ -508,10 +511,8 @@ final class WorkStealingScheduler implements Scheduler {
     public long drainOne(Object[] taken) {
         long e = inject.tryPop();
         if (e == QueueEntry.EMPTY && carried != null) {
-            for (int v = 0; v < workers; v++) { // claimed by a worker, not yet started: still queued
-                if (batches.take(v, taken)) {
-                    return QueueEntry.CARRIED;
-                }
+            if (batches.takeAny(taken)) { // claimed by a worker, not yet started: still queued
+                return QueueEntry.CARRIED;
             }
             e = carried.tryPop(taken);
         }

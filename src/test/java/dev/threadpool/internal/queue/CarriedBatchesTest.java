@@ -128,6 +128,37 @@ class CarriedBatchesTest {
         }
     }
 
+    /** steal tries the peers from the thief's next index on, never the thief's own; takeAny starts at worker 0. */
+    @Test
+    void stealTriesThePeersInTurnAndTakeAnyEveryBatch() {
+        try (PoolMemory m = PoolMemory.create()) {
+            BoundedRing r = new BoundedRing(m, "t", 64, true);
+            CarriedBatches b = new CarriedBatches(m, 3);
+            Object[] tasks = new Object[4 * MAX];
+            for (int i = 0; i < tasks.length; i++) {
+                tasks[i] = new Object();
+                assertTrue(r.tryPushCarried(tasks[i], null));
+            }
+            Object[] taken = new Object[2];
+            assertEquals(MAX, b.refill(0, r, taken, MAX)); // worker 0 holds tasks 1..7
+            assertEquals(MAX, b.refill(2, r, taken, MAX)); // worker 2 holds tasks 9..15
+            assertTrue(b.steal(1, taken));
+            assertSame(tasks[MAX + 1], taken[0], "worker 1 tries worker 2 first");
+            assertTrue(b.steal(2, taken));
+            assertSame(tasks[1], taken[0], "worker 2 tries worker 0 next, not itself");
+            assertTrue(b.takeAny(taken));
+            assertSame(tasks[2], taken[0], "the sweep starts at worker 0");
+            while (b.takeAny(taken)) {
+                taken[0] = null;
+            }
+            assertFalse(b.steal(0, taken), "every batch empty");
+            assertEquals(0, b.size());
+            while (r.tryPop(taken) != QueueEntry.EMPTY) {
+                taken[0] = null;
+            }
+        }
+    }
+
     @Test
     void argumentsAreValidatedAndTheMemoryIsCounted() {
         try (PoolMemory m = PoolMemory.create()) {
