@@ -141,6 +141,43 @@ class ObservabilityTest {
         }
     }
 
+    /**
+     * A BUSY_SPIN worker never parks and reads no clock when it finds work (Idle, "The idle clock"): its idle span
+     * ends at an estimate. The estimate must not swallow the task it found, nor stop the spin from counting as idle.
+     */
+    @Test
+    void aSpinningWorkersIdleEndIsEstimatedWithoutSwallowingTheTask() throws Exception {
+        try (ThreadPool pool = TestSupport.track(ThreadPool.create(PoolConfig.builder()
+                .schedulerVariant(SchedulerVariant.GLOBAL_QUEUE).maxThreads(1)
+                .idleStrategy(IdleStrategy.BUSY_SPIN).build()))) {
+            long idle0 = pool.statsSnapshot().workers().get(0).idleNanos();
+            eventually("a spinning worker's idle time grows",
+                    () -> pool.statsSnapshot().workers().get(0).idleNanos() > idle0);
+            CountDownLatch running = new CountDownLatch(1);
+            CountDownLatch release = new CountDownLatch(1);
+            long[] ran = new long[1];
+            WaitGroup g = new WaitGroup();
+            pool.submit(() -> {
+                long t0 = System.nanoTime();
+                running.countDown();
+                await(release);
+                ran[0] = System.nanoTime() - t0;
+            }, g);
+            await(running);
+            long busy0 = pool.statsSnapshot().workers().get(0).busyNanos();
+            eventually("busy time grows while the task runs",
+                    () -> pool.statsSnapshot().workers().get(0).busyNanos() > busy0);
+            release.countDown();
+            assertTrue(g.await(Duration.ofSeconds(30)), "the task ended");
+            PoolStats s = awaitQuiescent(pool);
+            WorkerStats w = s.workers().get(0);
+            // busy covers the task's own run; the estimate's error is nanoseconds a look, far below the millisecond
+            assertTrue(w.busyNanos() >= ran[0] - TimeUnit.MILLISECONDS.toNanos(1),
+                    "busy " + w.busyNanos() + " ns, task ran " + ran[0] + " ns");
+            assertTrue(w.idleNanos() > 0 && w.busyNanos() >= 0, "both measured: " + w);
+        }
+    }
+
     // ---- latency histograms --------------------------------------------------------------------------------
 
     @ParameterizedTest

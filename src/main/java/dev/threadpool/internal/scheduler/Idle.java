@@ -60,6 +60,18 @@ import dev.threadpool.internal.stats.WorkerTimes;
  * Spinning waits with {@code Thread.onSpinWait}, not {@code Thread.yield}: a yield hands the CPU to a spinning
  * submitter on the same vCPU, which then holds it for its own spin while the task waits (PERFORMANCE_TRACKING
  * entry 19).
+ *
+ * <h2>The idle clock</h2>
+ * Busy and idle time are measured where a worker enters and leaves the idle path (WorkerTimes), but the exit is
+ * the hand-off itself: a clock read between seeing the work and taking it delayed every task that found its
+ * worker looking, by 40-50 ns of a 300-450 ns hand-off here (PERFORMANCE_TRACKING 61). So the exit reads no
+ * clock. The worker keeps its idle path's last clock read ({@code WorkerThread.idleClock}: the entry's, the
+ * windows' and SPIN_THEN_PARK's every 64 looks, BUSY_SPIN's every {@link #BUSY_SPIN_LOOKS_PER_CLOCK_READ}, and
+ * one after every park), counts its looks since, and ends the span at {@link #idleEnd}: the last read plus those
+ * looks at the measured cost of a look. A read made after at least {@link #MIN_LOOKS_TO_CALIBRATE} looks and no
+ * park measures that cost again. The error is the difference between the last looks and the calibrated ones, a
+ * few nanoseconds a look; the spans' sum stays exact to the clock everywhere else. All of it is the worker's own
+ * (plain fields of its thread object): nothing another thread reads.
  */
 final class Idle {
     /** Bounded spin of the default PARK strategy (and of the overflow workers) before announcing. */
@@ -68,6 +80,14 @@ final class Idle {
     private static final int SPINS_PER_CLOCK_READ = 64;
     /** The idle window: looks for work between two reads of the clock. */
     static final int LOOKS_PER_CLOCK_READ = 64;
+    /**
+     * BUSY_SPIN: looks between two reads of the idle clock, which it needs only to calibrate a look's cost. Rare,
+     * so that an entry seldom arrives during a read (about one look in 256 is one): a read taken at the
+     * moment work is published delays that hand-off by the read.
+     */
+    static final int BUSY_SPIN_LOOKS_PER_CLOCK_READ = 256;
+    /** The fewest looks between two clock reads, with no park between, that measure a look's cost again. */
+    static final int MIN_LOOKS_TO_CALIBRATE = 64;
 
     private final Scheduler scheduler;
     private final ParkingLot parking;
@@ -132,30 +152,36 @@ final class Idle {
             // two getAndAdds on the SEARCHING line per idle spell, one of them between seeing the work and taking
             // it, on a line every worker writes (PERFORMANCE_TRACKING 58).
             endRun(self);
-            for (;;) {
+            for (int k = 1;; k++) {
                 if (scheduler.hasWork(i)) {
+                    self.looksSinceClock += k; // the span's end: idleEnd, no clock read on the hand-off
                     return true;
                 }
                 if (lifecycle.stopRequested()) {
                     return false;
                 }
                 Thread.onSpinWait();
+                if (k == BUSY_SPIN_LOOKS_PER_CLOCK_READ) {
+                    self.looksSinceClock += k;
+                    readClock(self);
+                    k = 0;
+                }
             }
         }
         beginSearch(self);
         if (strategy == IdleStrategy.SPIN_THEN_PARK) {
-            long until = System.nanoTime() + spinBeforeParkNanos;
+            long until = self.idleClock + spinBeforeParkNanos; // the span's first read (WorkerLoop.timedIdle)
             do {
-                if (spin(i, SPINS_PER_CLOCK_READ)) {
+                if (spin(self, SPINS_PER_CLOCK_READ)) {
                     return true;
                 }
-            } while (System.nanoTime() - until < 0 && !lifecycle.stopRequested());
-        } else if (spin(i, PARK_SPINS)) {
+            } while (readClock(self) - until < 0 && !lifecycle.stopRequested());
+        } else if (spin(self, PARK_SPINS)) {
             return true;
         }
         // PARK's idle window (class comment): a base worker measures the spell from here, and looks on while armed
-        final long spellStart = windowNanos > 0 && i < shortSpell.length ? System.nanoTime() : 0L;
-        if (spellStart != 0 && armed(i) && window(i, spellStart + windowNanos)) {
+        final long spellStart = windowNanos > 0 && i < shortSpell.length ? readClock(self) : 0L;
+        if (spellStart != 0 && armed(i) && window(self, spellStart + windowNanos)) {
             shortSpell[i] = true; // caught awake: the gap fitted the window
             return true;
         }
@@ -177,7 +203,7 @@ final class Idle {
         Thread.interrupted(); // a pending interrupt would make park() return at once: clear it, do not spin
         WorkerScratchBuffer sb = scratchIdlePurgeNanos > 0 && i < scratch.length ? scratch[i] : null;
         boolean purgeOnTimeout = !pending && sb != null && sb.allocated();
-        long parkedAt = purgeOnTimeout ? System.nanoTime() : 0L;
+        long parkedAt = purgeOnTimeout ? System.nanoTime() : 0L; // the park's own length, not the idle clock
         if (pending) {
             parking.parkNanos(Scheduler.PENDING_PARK_NANOS); // ends early with the producer's wake
         } else if (purgeOnTimeout) {
@@ -186,6 +212,7 @@ final class Idle {
             parking.park();
         }
         boolean stillAnnounced = parking.retract(i);
+        final long now = clockAfterPark(self); // the idle clock restarts here: a park is not looks
         // the waker's stamp (ParkingLot.wakeOne, just before its unpark), taken once: the window's spell length
         // and the FULL wake histogram. 0: no deliberate wake, or its stamp is not written yet (then it is left
         // for the next take, which rejects it as older than its spell below).
@@ -195,21 +222,20 @@ final class Idle {
             // The spell lasted until a submitter wanted us: the waker's stamp, not our own wake-up (on a VM, a
             // halted vCPU takes up to ~100 us to resume, which would close the window after every slow wake).
             // Timeout, spurious return, or a stale stamp: until now.
-            long now = System.nanoTime();
             long end = wakeStamp - spellStart >= 0 && now - wakeStamp >= 0 ? wakeStamp : now;
             shortSpell[i] = end - spellStart <= windowNanos; // a window would have caught that submit awake
         }
         if (pending && stillAnnounced) {
             return !lifecycle.stopRequested(); // the bound ran out (or a spurious return): look again, park again
         }
-        if (purgeOnTimeout && stillAnnounced && System.nanoTime() - parkedAt >= scratchIdlePurgeNanos) {
+        if (purgeOnTimeout && stillAnnounced && now - parkedAt >= scratchIdlePurgeNanos) {
             sb.purge(); // idle for scratchIdlePurge: give the buffer back (no mark can be open: we are idle)
             return !lifecycle.stopRequested(); // a timeout, not a spurious wakeup
         }
         if (!stillAnnounced) {
             counters.increment(i, PoolCounters.WAKEUPS); // a waker claimed our bit (a spurious return is not counted)
             if (Timestamps.COMPILED && timestamps && wakeStamp != 0) { // written by the waker before its unpark
-                wakeHist.record(i, System.nanoTime() - wakeStamp);
+                wakeHist.record(i, now - wakeStamp);
             }
         }
         return !lifecycle.stopRequested();
@@ -238,17 +264,20 @@ final class Idle {
     }
 
     /**
-     * Up to {@code looks} seq_cst looks for published work, with a spin-wait hint between them. True when work
-     * showed up: the search has ended and the worker goes back to its loop.
+     * Up to {@code looks} seq_cst looks for published work, with a spin-wait hint between them, counted on the
+     * idle clock. True when work showed up: the search has ended and the worker goes back to its loop.
      */
-    boolean spin(int i, int looks) {
+    boolean spin(WorkerThread self, int looks) {
+        final int i = self.index;
         for (int k = 0; k < looks; k++) {
             if (scheduler.hasWork(i)) {
+                self.looksSinceClock += k + 1;
                 scheduler.searching(i, false);
                 return true;
             }
             Thread.onSpinWait();
         }
+        self.looksSinceClock += looks;
         return false;
     }
 
@@ -274,12 +303,12 @@ final class Idle {
      * {@link #LOOKS_PER_CLOCK_READ} looks, until {@code until} (a {@code System.nanoTime} value) or stop. The
      * worker is still counted as searching throughout. True when work showed up: the search has ended.
      */
-    private boolean window(int i, long until) {
+    private boolean window(WorkerThread self, long until) {
         do {
-            if (spin(i, LOOKS_PER_CLOCK_READ)) {
+            if (spin(self, LOOKS_PER_CLOCK_READ)) {
                 return true;
             }
-        } while (System.nanoTime() - until < 0 && !lifecycle.stopRequested());
+        } while (readClock(self) - until < 0 && !lifecycle.stopRequested());
         return false;
     }
 
@@ -290,5 +319,49 @@ final class Idle {
     void announce(int i) {
         parking.announce(i);
         scheduler.searching(i, false);
+    }
+
+    // ---- the idle clock (class comment) --------------------------------------------------------------------
+
+    /** The idle span begins at {@code now} (its first clock read, WorkerLoop.timedIdle's). */
+    static void startClock(WorkerThread self, long now) {
+        self.idleClock = now;
+        self.looksSinceClock = 0;
+    }
+
+    /** Reads the clock on the idle path after the looks counted since its last read; returns the reading. */
+    static long readClock(WorkerThread self) {
+        return calibrate(self, System.nanoTime());
+    }
+
+    /**
+     * The idle clock read {@code now}, {@code self.looksSinceClock} looks after its last read with no park between:
+     * at least {@link #MIN_LOOKS_TO_CALIBRATE} of them measure a look's cost again. Returns {@code now}.
+     */
+    static long calibrate(WorkerThread self, long now) {
+        long looks = self.looksSinceClock;
+        long elapsed = now - self.idleClock;
+        if (looks >= MIN_LOOKS_TO_CALIBRATE && elapsed > 0) {
+            self.lookNanos16 = (elapsed << 4) / looks;
+        }
+        self.idleClock = now;
+        self.looksSinceClock = 0;
+        return now;
+    }
+
+    /** Reads the clock after a park: the looks before it say nothing of a look's cost. Returns the reading. */
+    static long clockAfterPark(WorkerThread self) {
+        long now = System.nanoTime();
+        self.idleClock = now;
+        self.looksSinceClock = 0;
+        return now;
+    }
+
+    /**
+     * The end of the idle span that just ended, without a clock read: the last read plus the looks made since it,
+     * at the last measured cost of a look (none measured yet: the last read).
+     */
+    static long idleEnd(WorkerThread self) {
+        return self.idleClock + ((self.looksSinceClock * self.lookNanos16) >> 4);
     }
 }

@@ -60,12 +60,14 @@ final class OverflowWorker {
                     loop.runEntry(self, e);
                     continue;
                 }
-                times.beginIdle(self.index, System.nanoTime()); // idle time of an overflow slot, as for a base one
+                long now = System.nanoTime(); // idle time of an overflow slot, as for a base one (WorkerLoop)
+                times.beginIdle(self.index, now);
+                Idle.startClock(self, now);
                 boolean more;
                 try {
                     more = idle(self);
                 } finally {
-                    times.endIdle(self.index, System.nanoTime());
+                    times.endIdle(self.index, Idle.idleEnd(self));
                 }
                 if (!more) {
                     return;
@@ -85,10 +87,10 @@ final class OverflowWorker {
     private boolean idle(WorkerThread self) {
         final int i = self.index;
         idle.beginSearch(self);
-        if (idle.spin(i, Idle.PARK_SPINS)) {
+        if (idle.spin(self, Idle.PARK_SPINS)) {
             return true;
         }
-        final long retireAt = System.nanoTime() + watchdog.retireNanos();
+        final long retireAt = Idle.readClock(self) + watchdog.retireNanos();
         idle.announce(i); // step 1 of the handshake, then the end of the search
         for (;;) {
             if (scheduler.hasWork(i) || lifecycle.stopRequested()) { // step 2
@@ -103,6 +105,7 @@ final class OverflowWorker {
                 Thread.interrupted();
                 parking.parkNanos(pending ? Math.min(left, Scheduler.PENDING_PARK_NANOS) : left);
             }
+            final long now = Idle.clockAfterPark(self); // the idle clock restarts: a park is not looks
             if (!parking.retract(i)) {
                 counters.increment(i, PoolCounters.WAKEUPS); // a waker chose this worker: it must look
                 return !lifecycle.stopRequested();
@@ -110,7 +113,7 @@ final class OverflowWorker {
             if (lifecycle.stopRequested()) {
                 return false;
             }
-            if (System.nanoTime() - retireAt >= 0) {
+            if (now - retireAt >= 0) {
                 return scheduler.hasWork(i); // the last re-check (see the class comment); false: retire
             }
             parking.announce(i); // timed out early (or a spurious return): step 1 again, no longer searching

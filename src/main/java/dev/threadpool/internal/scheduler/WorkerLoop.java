@@ -128,13 +128,19 @@ final class WorkerLoop {
         }
     }
 
-    /** {@link Idle#idle} between two clock reads: the only place busy / idle time is measured (none per task). */
+    /**
+     * {@link Idle#idle} as one idle span: the only place busy / idle time is measured (none per task). The span
+     * begins with a clock read and ends at {@link Idle#idleEnd}, with none: the end is the hand-off of the work
+     * the worker found (Idle, "The idle clock").
+     */
     private boolean timedIdle(WorkerThread self) {
-        times.beginIdle(self.index, System.nanoTime());
+        long now = System.nanoTime();
+        times.beginIdle(self.index, now);
+        Idle.startClock(self, now);
         try {
             return idle.idle(self);
         } finally {
-            times.endIdle(self.index, System.nanoTime());
+            times.endIdle(self.index, Idle.idleEnd(self));
         }
     }
 

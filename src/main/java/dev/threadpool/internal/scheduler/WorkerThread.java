@@ -34,6 +34,15 @@ public final class WorkerThread extends Thread {
      * {@code Idle.beginSearch} starts the count again.
      */
     int carriedStreak;
+    /**
+     * The idle clock (Idle, "The idle clock"; owner-only, plain): {@code System.nanoTime} of the idle path's last
+     * clock read, the looks for work made since, and the measured cost of one look in 1/16 ns (0 until the first
+     * calibration). The end of an idle span is estimated from them, so no clock is read between seeing work and
+     * running it.
+     */
+    long idleClock;
+    long looksSinceClock;
+    long lookNanos16;
     /** The CPU to pin this worker to when it starts, or -1 (PoolConfig.workerCpus). Set before start. */
     int cpu = -1;
     /** Tasks until the next JFR TaskLatency sample (owner-only; TimestampMode.FULL only). */

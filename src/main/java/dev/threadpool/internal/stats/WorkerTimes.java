@@ -6,8 +6,9 @@ import dev.threadpool.internal.memory.PoolMemory;
 import java.lang.foreign.MemorySegment;
 
 /**
- * Per-worker busy / idle time, measured at the idle boundaries only (two clock reads per visit to the idle
- * path, none per task), and the wake stamp a waker leaves for the wake-latency histogram.
+ * Per-worker busy / idle time, measured at the idle boundaries only (none per task: a span begins at a clock
+ * read and ends at the idle clock's estimate, with no read on the hand-off, see {@code Idle}, "The idle clock"),
+ * and the wake stamp a waker leaves for the wake-latency histogram.
  *
  * <h2>Layout (one PAD block per worker, worker {@code i} at {@code i * BLOCK_LENGTH})</h2>
  * <pre>
