@@ -20,6 +20,7 @@ public final class CountingStress {
     static {
         register(new BoundedRingSubject());
         register(new CarriedRingSubject());
+        register(new CarriedCloseSubject());
         register(new CarriedBatchesSubject());
         register(new PoolSubject());
         register(new PoolSubject("pool-ws", SchedulerVariant.WORK_STEALING));

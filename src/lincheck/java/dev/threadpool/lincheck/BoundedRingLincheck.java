@@ -103,6 +103,8 @@ public class BoundedRingLincheck {
      *                then one publish step per cell, in order
      *   popMany      step 1: head not ready: []                      else claim n of the ready run, n in [1, max]
      *                then one free step per cell, in order
+     *   closeToPushes  one step (a carrying ring's, CarriedRingLincheck): returns tail, the positions ever
+     *                claimed; every push after it is refused (false, or 0), like a full ring's
      * </pre>
      * The weaknesses this allows, and {@link StepVerifier.Atomic} rejects (see the weakness tests):
      * a pop returns EMPTY while a producer that claimed the head is still before its publish, even after a
@@ -116,8 +118,8 @@ public class BoundedRingLincheck {
         static final long TAKEN = -101;
         static final long FREED = -102;
 
-        /** Cells of positions {@code [base, tail)}; everything below base is FREED. */
-        record S(long head, long tail, long base, List<Long> cells) {
+        /** Cells of positions {@code [base, tail)}; everything below base is FREED; closed: to pushes. */
+        record S(long head, long tail, long base, List<Long> cells, boolean closed) {
             long cell(long pos) {
                 return pos < base ? FREED : cells.get((int) (pos - base));
             }
@@ -135,7 +137,7 @@ public class BoundedRingLincheck {
                 for (int i = 0; i < n; i++) {
                     c.add(PUB);
                 }
-                return new S(head, tail + n, base, List.copyOf(c));
+                return new S(head, tail + n, base, List.copyOf(c), closed);
             }
 
             S set(long pos, long v, long newHead) {
@@ -146,7 +148,7 @@ public class BoundedRingLincheck {
                     c.removeFirst();
                     b++;
                 }
-                return new S(newHead, tail, b, List.copyOf(c));
+                return new S(newHead, tail, b, List.copyOf(c), closed);
             }
         }
 
@@ -154,7 +156,7 @@ public class BoundedRingLincheck {
 
         @Override
         public S initial() {
-            return new S(0, 0, 0, List.of());
+            return new S(0, 0, 0, List.of(), false);
         }
 
         @Override
@@ -163,7 +165,7 @@ public class BoundedRingLincheck {
                 case "tryPush" -> {
                     boolean r = (Boolean) call.result();
                     if (progress == null) {
-                        if (!s.freeFor(s.tail())) {
+                        if (s.closed() || !s.freeFor(s.tail())) {
                             if (!r) {
                                 out.add(new Next<>(s, DONE));
                             }
@@ -194,12 +196,12 @@ public class BoundedRingLincheck {
                     int n = (Integer) call.result();
                     if (progress == null) {
                         if (n == 0) {
-                            if (!s.freeFor(s.tail())) {
+                            if (s.closed() || !s.freeFor(s.tail())) {
                                 out.add(new Next<>(s, DONE));
                             }
                             return;
                         }
-                        if (n > call.intArg(1)) {
+                        if (s.closed() || n > call.intArg(1)) {
                             return;
                         }
                         for (int i = 0; i < n; i++) {
@@ -241,6 +243,11 @@ public class BoundedRingLincheck {
                         Batch b = (Batch) progress;
                         S next = s.set(b.pos() + b.i(), FREED, s.head());
                         out.add(new Next<>(next, b.i() + 1 == n ? DONE : new Batch(b.pos(), b.i() + 1)));
+                    }
+                }
+                case "closeToPushes" -> {
+                    if ((Long) call.result() == s.tail()) {
+                        out.add(new Next<>(new S(s.head(), s.tail(), s.base(), s.cells(), true), DONE));
                     }
                 }
                 default -> throw new IllegalArgumentException("no such operation: " + call.name());

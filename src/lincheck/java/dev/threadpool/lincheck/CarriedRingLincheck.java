@@ -13,7 +13,9 @@ import org.junit.jupiter.api.Test;
 /**
  * A {@link BoundedRing} that carries tasks ({@code tryPushCarried} / {@code tryPop(Object[])}, the path of every
  * detached task from outside the pool) against the same contract as the plain ring ({@link BoundedRingLincheck.Spec}):
- * capacity 2, any thread pushing and popping, the value travelling in the cell's reference, not in its long word.
+ * capacity 2, any thread pushing and popping, the value travelling in the cell's reference, not in its long word;
+ * and {@code closeToPushes}, shutdown's close of carried admission, which counts every push claimed before it and
+ * refuses every push after it (BoundedRing, "Closing to pushes").
  * Where native access is granted (the test JVMs are launched with it) this ring's push and pop run through raw
  * addresses ({@code Mem.*At}), which the off-heap seam also treats as atomic steps (every method of {@code Mem}).
  */
@@ -42,6 +44,12 @@ public class CarriedRingLincheck {
             }
             return (Long) t[0];
         }
+
+        /** Shutdown's close of carried admission: the pushes ever claimed; every push after it is refused. */
+        @Operation
+        public long closeToPushes() {
+            return ring.closeToPushes();
+        }
     }
 
     private static <O extends Options<O, ?>> O against(O options, Class<?> verifier) {
@@ -50,7 +58,9 @@ public class CarriedRingLincheck {
 
     static ModelCheckingOptions modelCheckingOptions() {
         return against(Checks.modelChecking(3, 2), StepVerifier.class)
-                .addCustomScenario(Scenario.of(Ops.class).thread().op("tryPush", 1L).thread().op("tryPop").build());
+                .addCustomScenario(Scenario.of(Ops.class).thread().op("tryPush", 1L).thread().op("tryPop").build())
+                .addCustomScenario(Scenario.of(Ops.class).thread().op("tryPush", 1L).op("tryPush", 2L)
+                        .thread().op("closeToPushes").build());
     }
 
     @Test

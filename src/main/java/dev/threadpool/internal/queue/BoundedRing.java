@@ -77,16 +77,30 @@ import java.lang.foreign.MemorySegment;
  * {@code closeSubmitter}, the popMany overflow path); none drops an entry. Partial batches: each cell is a
  * separate entry, so a partial view only delays its later entries.
  *
- * <h2>Access: raw addresses for a carrying ring's push and pop</h2>
- * A carrying ring's {@link #tryPushCarried} and {@link #tryPop(Object[])} reach the block by raw address
+ * <h2>Closing to pushes: the carried ring is the admission counter of its tasks</h2>
+ * A carried task is accepted by its push: its claim (the tail CAS) is the acceptance point, and
+ * {@link #closeToPushes} is shutdown's close of that admission, with one {@code getAndOr} of {@link #CLOSED}
+ * (bit 63) on {@code tail}. Both are read-modify-writes of the one word, so they are totally ordered: a claim
+ * before the close advanced {@code tail} and is in the count the close returns (the tasks the shutdown waits for),
+ * and a claim after it finds the bit (a negative {@code tail}) and fails, so its push returns false and
+ * {@link #closedToPushes} tells its caller why; a CAS that read {@code tail} before the close fails on the bit and
+ * reads it again. So no carried push needs an accept CAS of its own on a counter beside the ring: one locked
+ * instruction per submit fewer, on the hand-off (PERFORMANCE_TRACKING 62). {@link #pushesClaimed} is the number of
+ * carried tasks ever accepted. Only a ring that carries tasks is closed; nothing but an accepted task's push ever
+ * claims one of its cells (the pool's drain and sweep only pop). Every other reader of {@code tail} masks the bit.
+ *
+ * <h2>Access: raw addresses for a carrying ring's publish and pop</h2>
+ * A carrying ring's {@link #tryPushCarried} publish and {@link #tryPop(Object[])} reach the block by raw address
  * ({@link Mem#getLongAcquireAt} and siblings, through one segment constant) where {@link Mem#RAW}, as
  * {@code WorkDeque} does: through the segment held in a field, each access reloads its address, size and session
  * and redoes the checks (a push and a pop of one thread, 22.5-25.4 ns a pair that way, 14.4-17.9 ns by address:
- * PERFORMANCE_TRACKING 44). Sound because neither can run once the block is freed: a carried push runs only
- * while its task is accepted and not yet pushed, so the shutdown that precedes the arena's close waits for that
- * task to end, which it cannot before the push; a pop runs on a worker (joined before the close) or in the
- * lifecycle's sweep, inside its arena-caller region (native-notes/FFM.md, "Raw addresses"). Every other
- * method (the occupancy reads any thread may make, a plain ring's operations) keeps the checked accesses.
+ * PERFORMANCE_TRACKING 44). Sound because neither can run once the block is freed: a carried push's claim (the
+ * reads of {@code tail} and of the cell's {@code seq}, and the tail CAS) goes through the segment, checked, since
+ * before it the task is not accepted and a shutdown and close may have run; once the claim has succeeded the task
+ * is accepted, so the shutdown that precedes the arena's close waits for that task to end, which it cannot before
+ * the publish. A pop runs on a worker (joined before the close) or in the lifecycle's sweep, inside its
+ * arena-caller region (native-notes/FFM.md, "Raw addresses"). Every other method (the occupancy reads any thread
+ * may make, a plain ring's operations) keeps the checked accesses.
  */
 public final class BoundedRing {
 
@@ -95,7 +109,7 @@ public final class BoundedRing {
      * do not false-share; cells are 16 bytes and packed.
      * <pre>
      *   0            HEAD  (long)  consumers' claim position
-     *   PAD          TAIL  (long)  producers' claim position
+     *   PAD          TAIL  (long)  producers' claim position | CLOSED (bit 63; a carrying ring, closeToPushes)
      *   2*PAD        CELLS: capacity x { SEQ (long) @0, VALUE (long) @8 }
      *   2*PAD+16*cap trailing PAD, so the last cells share no line with the next block
      * </pre>
@@ -120,6 +134,9 @@ public final class BoundedRing {
             return Capacity.checkPowerOfTwo(name, capacity, MIN_CAPACITY, MAX_CAPACITY);
         }
     }
+
+    /** {@code tail}'s bit set by {@link #closeToPushes}: no position is claimed from then on. */
+    public static final long CLOSED = Long.MIN_VALUE;
 
     private final MemorySegment seg;
     private final int capacity;
@@ -166,7 +183,7 @@ public final class BoundedRing {
      */
     public boolean atMostHalfFull() {
         long h = Mem.getLongVolatile(seg, Layout.HEAD_OFFSET);
-        return Mem.getLongVolatile(seg, Layout.TAIL_OFFSET) - h <= capacity >>> 1;
+        return (Mem.getLongVolatile(seg, Layout.TAIL_OFFSET) & ~CLOSED) - h <= capacity >>> 1;
     }
 
     /** Whether this ring carries tasks' references in its cells ({@link #tryPushCarried}). */
@@ -197,9 +214,10 @@ public final class BoundedRing {
 
     /**
      * Pushes the entry {@link QueueEntry#CARRIED} with {@code task} and {@code group} in its cell; false when
-     * full. Never blocks. Only on a ring that carries tasks.
+     * full or closed to pushes ({@link #closedToPushes} says which: "Closing to pushes"). Never blocks. Only on a
+     * ring that carries tasks.
      *
-     * @throws IllegalStateException if this ring does not carry tasks
+     * @throws IllegalStateException if this ring does not carry tasks, or its memory was freed before the claim
      */
     public boolean tryPushCarried(Object task, Object group) {
         final Object[] refs = carried;
@@ -219,24 +237,58 @@ public final class BoundedRing {
         return true;
     }
 
-    /** Claims the next position for one push (its cell free): the position, or -1 when the ring is full. */
+    /**
+     * Claims the next position for one push (its cell free): the position, or -1 when the ring is full or closed
+     * to pushes. Checked accesses, also on a carrying ring: before its claim a carried task is not accepted, so
+     * the pool may have been shut down and its memory freed meanwhile ("Access").
+     */
     private long claimPush() {
-        long pos = Mem.getLongOpaqueAt(seg, base, Layout.TAIL_OFFSET); // a hint; the CAS below validates it
+        final MemorySegment s = seg;
+        long pos = Mem.getLongOpaque(s, Layout.TAIL_OFFSET); // a hint; the CAS below validates it
         for (;;) {
+            if (pos < 0) {
+                return -1; // CLOSED: closeToPushes counted every claim before it, and refuses this one
+            }
             // acquire: pairs with the consumer's release of seq = pos (freeing the cell one lap ago), so its
             // read of the old value (and of a carried cell's references) happens-before our overwrite.
-            long dif = Mem.getLongAcquireAt(seg, base, cell(pos) + Layout.CELL_SEQ_OFFSET) - pos;
+            long dif = Mem.getLongAcquire(s, cell(pos) + Layout.CELL_SEQ_OFFSET) - pos;
             if (dif == 0) {
-                if (Mem.casLongAt(seg, base, Layout.TAIL_OFFSET, pos, pos + 1)) { // claim: linearization point
+                // claim: the linearization point, and a carried task's acceptance. Seq_cst; it fails on a tail the
+                // close has marked since our read (the word differs), and we read the mark next.
+                if (Mem.casLong(s, Layout.TAIL_OFFSET, pos, pos + 1)) {
                     return pos;
                 }
-                pos = Mem.getLongOpaqueAt(seg, base, Layout.TAIL_OFFSET);
+                pos = Mem.getLongOpaque(s, Layout.TAIL_OFFSET);
             } else if (dif < 0) {
                 return -1; // the cell still holds the entry of pos - capacity: full
             } else {
-                pos = Mem.getLongOpaqueAt(seg, base, Layout.TAIL_OFFSET); // another producer claimed pos
+                pos = Mem.getLongOpaque(s, Layout.TAIL_OFFSET); // another producer claimed pos
             }
         }
+    }
+
+    /**
+     * Closes a carrying ring to pushes ("Closing to pushes"): from now on every claim fails. Returns the number
+     * of positions ever claimed, i.e. the carried tasks accepted, stable from now on. Idempotent.
+     *
+     * @throws IllegalStateException if this ring does not carry tasks
+     */
+    public long closeToPushes() {
+        if (carried == null) {
+            throw new IllegalStateException("only a ring that carries tasks is closed to pushes");
+        }
+        // getAndOr (seq_cst): totally ordered with every claim's tail CAS; see "Closing to pushes"
+        return Mem.getAndOrLong(seg, Layout.TAIL_OFFSET, CLOSED) & ~CLOSED;
+    }
+
+    /** Whether {@link #closeToPushes} has run (a volatile load of tail): why a push just returned false. */
+    public boolean closedToPushes() {
+        return Mem.getLongVolatile(seg, Layout.TAIL_OFFSET) < 0;
+    }
+
+    /** Positions ever claimed (an acquire load of tail): a carrying ring's accepted carried tasks so far. */
+    public long pushesClaimed() {
+        return Mem.getLongAcquire(seg, Layout.TAIL_OFFSET) & ~CLOSED;
     }
 
     /** Writes claimed position {@code pos}'s value and publishes it (and anything written before). */
@@ -250,7 +302,7 @@ public final class BoundedRing {
 
     /**
      * Pushes up to {@code count} entries from {@code src[from..]} with one claim; returns how many were
-     * pushed (0 when full). Entries keep their order.
+     * pushed (0 when full, or closed to pushes). Entries keep their order.
      */
     public int pushMany(long[] src, int from, int count) {
         if (count <= 0) {
@@ -259,6 +311,9 @@ public final class BoundedRing {
         final MemorySegment s = seg;
         long pos = Mem.getLongOpaque(s, Layout.TAIL_OFFSET);
         for (;;) {
+            if (pos < 0) {
+                return 0; // closed to pushes (a carrying ring only): as claimPush
+            }
             int n = 0;
             long firstDif = 0;
             while (n < count) {
@@ -461,7 +516,7 @@ public final class BoundedRing {
      */
     public long size() {
         long head = Mem.getLongVolatile(seg, Layout.HEAD_OFFSET);
-        long tail = Mem.getLongVolatile(seg, Layout.TAIL_OFFSET);
+        long tail = Mem.getLongVolatile(seg, Layout.TAIL_OFFSET) & ~CLOSED;
         return Math.max(0, tail - head);
     }
 

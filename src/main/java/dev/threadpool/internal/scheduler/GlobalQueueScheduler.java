@@ -79,12 +79,28 @@ final class GlobalQueueScheduler implements Scheduler {
         if (carried == null) {
             throw new UnsupportedOperationException("TimestampMode.FULL: every task takes a descriptor");
         }
-        return carried.tryPushCarried(task, group); // seq_cst CAS on tail: step a of the handshake, as tryEnqueue
+        // seq_cst CAS on tail: the acceptance (BoundedRing, "Closing to pushes") and step a of the handshake
+        return carried.tryPushCarried(task, group);
     }
 
     @Override
     public boolean carriedLowWater() {
         return carried.atMostHalfFull();
+    }
+
+    @Override
+    public boolean carriedClosed() {
+        return carried != null && carried.closedToPushes();
+    }
+
+    @Override
+    public long closeCarried() {
+        return carried == null ? 0 : carried.closeToPushes();
+    }
+
+    @Override
+    public long carriedAccepted() {
+        return carried == null ? 0 : carried.pushesClaimed();
     }
 
     @Override

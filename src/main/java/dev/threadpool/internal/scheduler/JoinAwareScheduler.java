@@ -95,6 +95,21 @@ final class JoinAwareScheduler implements Scheduler {
     }
 
     @Override
+    public boolean carriedClosed() {
+        return topology.carriedClosed();
+    }
+
+    @Override
+    public long closeCarried() {
+        return topology.closeCarried();
+    }
+
+    @Override
+    public long carriedAccepted() {
+        return topology.carriedAccepted();
+    }
+
+    @Override
     public boolean carriedLowWater() {
         return topology.carriedLowWater();
     }

@@ -114,6 +114,21 @@ final class LaneScheduler implements Scheduler {
     }
 
     @Override
+    public boolean carriedClosed() {
+        return defaults.carriedClosed();
+    }
+
+    @Override
+    public long closeCarried() {
+        return defaults.closeCarried();
+    }
+
+    @Override
+    public long carriedAccepted() {
+        return defaults.carriedAccepted();
+    }
+
+    @Override
     public boolean carriedLowWater() {
         return defaults.carriedLowWater();
     }

@@ -27,8 +27,9 @@ import java.util.function.Consumer;
  *   <li><b>Close admission</b> ({@link #closeAdmission}; the first step of every shutdown). CANCEL_PENDING
  *       first sets {@code cancelRequested}. The RUNNING -&gt; SHUTTING_DOWN CAS picks one thread, which
  *       closes the accept counter ({@code counters.closeAdmission}: from then on every {@code tryAccept}
- *       fails) and publishes the number accepted, {@code acceptedAtClose}. Waiting submitters are signalled
- *       and give up.</li>
+ *       fails), then the carried ring ({@code scheduler.closeCarried}, BoundedRing's "Closing to pushes": from
+ *       then on every carried push fails), and publishes the number accepted on both, {@code acceptedAtClose}.
+ *       Waiting submitters are signalled and give up.</li>
  *   <li><b>Wait for every accepted task to end</b>: completed + failed + cancelled &gt;= acceptedAtClose,
  *       polled with parks from {@link #FIRST_POLL_NANOS} doubling to {@link #SHUTDOWN_POLL_NANOS}. While
  *       {@code cancelRequested}, each poll first sweeps the queues ({@link #sweepQueued}): every entry popped
@@ -289,7 +290,9 @@ final class Lifecycle {
         }
         if (STATE.compareAndSet(this, RUNNING, SHUTTING_DOWN)) {
             shutdownPhase(PoolEvents.Phase.BEGIN, mode, -1);
-            long accepted = counters.closeAdmission(); // from here on every submit is refused
+            // from here on every submit is refused: with a descriptor, then carried (a carried push between the two
+            // is accepted, and counted by the second)
+            long accepted = counters.closeAdmission() + scheduler.closeCarried();
             shutdownPhase(PoolEvents.Phase.ADMISSION_CLOSED, mode, accepted); // before others can read it
             acceptedAtClose = accepted;
             space.signalAll(); // submitters waiting for space re-check admission and give up

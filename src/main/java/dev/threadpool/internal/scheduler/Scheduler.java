@@ -153,11 +153,30 @@ interface Scheduler {
     }
 
     /**
-     * Pushes an accepted detached task with no descriptor as {@link QueueEntry#CARRIED}; false when the ring is
-     * full. Only when {@link #carriesTasks()}; the caller then calls {@link #signalWork}.
+     * Pushes a detached task with no descriptor as {@link QueueEntry#CARRIED}; the push is its acceptance
+     * (BoundedRing, "Closing to pushes"). False when the ring is full or closed ({@link #carriedClosed} says
+     * which). Only when {@link #carriesTasks()}; the caller then calls {@link #signalCarried}.
      */
     default boolean tryEnqueueCarried(Runnable task, WaitGroup group) {
         throw new UnsupportedOperationException("this topology does not carry tasks");
+    }
+
+    /** Whether {@link #closeCarried} has run: a carried push that returned false was refused, not full. */
+    default boolean carriedClosed() {
+        return false;
+    }
+
+    /**
+     * Shutdown's close of carried admission (BoundedRing.closeToPushes): returns the carried tasks ever accepted,
+     * stable from now on; 0 where nothing is carried.
+     */
+    default long closeCarried() {
+        return 0;
+    }
+
+    /** Carried tasks accepted so far (BoundedRing.pushesClaimed, an acquire load); 0 where nothing is carried. */
+    default long carriedAccepted() {
+        return 0;
     }
 
     /**

@@ -188,7 +188,9 @@ final class Snapshot {
         r.overflowSpawned = counters.overflowSpawned();
         r.idleMask = parking.idleMask();
         r.submittedWithDescriptor = counters.submittedWithDescriptor(); // after the releases: descLive >= 0
-        r.submitted = counters.submitted(); // both words, SUBMITTED read again: >= the value above
+        // SUBMITTED read again (>= the value above), and the carried ring's tail (BoundedRing, "Closing to pushes"):
+        // after every worker's STARTED, so a carried task counted as started is counted as submitted
+        r.submitted = counters.submittedWithDescriptor() + scheduler.carriedAccepted();
         long now = System.nanoTime();
         for (Lane lane : Lane.values()) {
             long depth = scheduler.depth(lane);
@@ -237,7 +239,7 @@ final class Snapshot {
         long finished = sumCompleted + sumFailed;
         long queued = r.submitted - sumStarted - r.cancelled;
         long active = sumStarted - finished;
-        // carried tasks (CARRIED_SUBMITTED) hold no descriptor: only SUBMITTED's tasks took one or ran inline
+        // carried tasks (the carried ring's) hold no descriptor: only SUBMITTED's tasks took one or ran inline
         long descLive = r.submittedWithDescriptor - sumInline - sumReleased - r.releasedOther;
         long overflowLive = r.overflowSpawned - r.overflowRetired;
 

@@ -14,10 +14,10 @@ import java.util.function.BooleanSupplier;
  * <pre>
  *   0. carried (a detached default-lane submit from outside the pool, not from a Submitter with a queue of its
  *      own, not under TimestampMode.FULL: see {@link #carried}): no descriptor at all
- *        admission check, accept (counters.tryAcceptCarried), the task and group into a cell of the carried
- *        ring (scheduler.tryEnqueueCarried: BoundedRing, "Carried tasks"); full: the accept taken back, then
- *        per WaitMode wait, parked, until the ring has drained to half ({@link #awaitCarriedRoom}) and try
- *        again, or refuse; signal
+ *        admission check, the task and group into a cell of the carried ring (scheduler.tryEnqueueCarried:
+ *        BoundedRing, "Carried tasks"), whose claim is also the acceptance ("Closing to pushes": no accept CAS);
+ *        closed: refused; full: per WaitMode wait, parked, until the ring has drained to half
+ *        ({@link #awaitCarriedRoom}) and try again, or refuse; signal
  *   1. admission check        Lifecycle.checkAccepting (a volatile load; refused once shutdown began)
  *   2. descriptor             Slots.acquireFast: worker cache | submitter cache | freelist
  *        none free:           per WaitMode: NO_WAIT false | UNTIL_DEADLINE wait (SpaceWaiters)
@@ -30,7 +30,8 @@ import java.util.function.BooleanSupplier;
  * </pre>
  * The lane is derived from the flags once, in step 1's caller, and passed with the entry from then on
  * (Scheduler, "The lane"). A batch repeats 2 to 6 per chunk of {@link #BATCH_CHUNK}: one freelist CAS (a thread
- * without a descriptor cache), one accept CAS and one ring claim per chunk.
+ * without a descriptor cache), one accept CAS and one ring claim per chunk; a carried batch one group add per
+ * chunk and one claim per task.
  *
  * <h2>Waiting for a descriptor on a worker</h2>
  * A worker never blocks for a descriptor while it could help: a detached UNBOUNDED submit runs the task
@@ -168,32 +169,24 @@ final class Submission {
 
     /**
      * Step 0 (class comment): a detached task from outside the pool, carried by its ring cell with no
-     * descriptor. Accepted on CARRIED_SUBMITTED (so taskDescLive does not count it), then pushed. A ring that is
-     * full gets the accept back while the caller waits for room (not accepted, so a shutdown that begins
-     * meanwhile refuses it, as it refuses a submitter waiting for a descriptor), per {@code mode}; then it tries
-     * again. If shutdown counted the task between its accept and its failed push, the accept cannot be taken
-     * back: the task must reach the ring (the shutdown waits for it and drains or sweeps it), and it is pushed
-     * after all.
+     * descriptor (so taskDescLive does not count it). The push is the acceptance: the carried ring's tail CAS,
+     * which shutdown's close of the ring orders against (BoundedRing, "Closing to pushes"), so there is no accept
+     * to take back. A ring that is full leaves the task unaccepted while the caller waits for room (a shutdown
+     * that begins meanwhile refuses it, as it refuses a submitter waiting for a descriptor), per {@code mode};
+     * then it tries again. A closed ring refuses it.
      */
     private boolean submitCarried(Runnable task, WaitGroup group, int flags, WaitMode mode, long deadline) {
         if (group != null) {
-            group.add(1); // before the accept: the task may run (and call done) as soon as it is pushed
+            group.add(1); // before the push: the task may run (and call done) as soon as it is pushed
         }
         boolean handedOver = false;
         // The deadline passed while waiting for the low-water mark: one more attempt, since the mark is when a
         // waiter is woken, not a bound on the queue (a cell freed meanwhile is taken).
         boolean lastTry = mode == WaitMode.NO_WAIT;
         try {
-            for (;;) {
-                if (!counters.tryAcceptCarried(1)) {
-                    throw rejectedByShutdown();
-                }
-                if (scheduler.tryEnqueueCarried(task, group)) {
-                    break;
-                }
-                if (!counters.tryUnacceptCarried(1)) { // CAS; refused once admission closed: we were counted
-                    pushCarried(task, group);
-                    break;
+            while (!scheduler.tryEnqueueCarried(task, group)) { // the claim accepts; checked accesses before it
+                if (scheduler.carriedClosed()) {
+                    throw rejectedByShutdown(); // closed to pushes: shutdown's count does not hold this task
                 }
                 if (lastTry) {
                     counters.addRejected(1);
@@ -241,21 +234,6 @@ final class Submission {
     }
 
     /**
-     * Pushes an accepted carried task, waiting (spin, then bounded parks) while the ring is full: it was
-     * accepted, so it must reach the ring.
-     */
-    private void pushCarried(Runnable task, WaitGroup group) {
-        // The ring's seq_cst tail CAS is step a of the wake handshake, as for a descriptor's entry.
-        for (int spins = 0; !scheduler.tryEnqueueCarried(task, group); spins++) {
-            if (spins < RING_ROOM_SPINS) {
-                Thread.onSpinWait();
-            } else {
-                LockSupport.parkNanos(this, RING_ROOM_PARK_NANOS); // workers drain the ring with nothing held
-            }
-        }
-    }
-
-    /**
      * Batched detached submit: up to {@link #BATCH_CHUNK} descriptors are accepted with one CAS and pushed with
      * one ring claim. Waits while full (UNBOUNDED, one task at a time). Returns how many of
      * {@code batch[from..to)} were accepted; stops early (returning the count so far) if shutdown begins after
@@ -290,37 +268,30 @@ final class Submission {
         int done = 0;
         int i = from;
         while (i < to) {
-            if (carried) { // step 0 per chunk: one accept CAS, then one carried push per task (no descriptors)
+            if (carried) { // step 0 per chunk: one group add, then one carried push (its acceptance) per task
                 int n = Math.min(entries.length, to - i);
                 if (group != null) {
-                    group.add(n); // before the accept: a task may run (and call done) as soon as it is pushed
-                }
-                if (!counters.tryAcceptCarried(n)) {
-                    undo(group, n);
-                    counters.addRejected(to - i);
-                    if (done > 0) {
-                        return done;
-                    }
-                    throw lifecycle.shutdownRejection();
+                    group.add(n); // before the pushes: a task may run (and call done) as soon as it is pushed
                 }
                 int k = 0;
                 while (k < n && scheduler.tryEnqueueCarried(batch[i + k], group)) {
                     k++;
                 }
                 if (k < n) {
-                    if (counters.tryUnacceptCarried(n - k)) {
-                        undo(group, n - k); // given back: not submitted (yet), so not counted
-                    } else {
-                        for (; k < n; k++) { // a shutdown counted them all: they must reach the ring
-                            pushCarried(batch[i + k], group);
-                        }
-                    }
+                    undo(group, n - k); // not pushed, so not accepted (yet): not counted
                 }
                 if (k > 0) {
                     scheduler.signalCarried(k);
                 }
                 i += k;
                 done += k;
+                if (k < n && scheduler.carriedClosed()) { // refused from here on: shutdown has begun
+                    counters.addRejected(to - i);
+                    if (done > 0) {
+                        return done;
+                    }
+                    throw lifecycle.shutdownRejection();
+                }
                 if (k < n) { // full: one task through the single path, which waits for room unaccepted
                     if (!submitOneWaiting(self, submitter, batch[i], flags, group)) {
                         if (done > 0) {

@@ -193,12 +193,29 @@ final class WorkStealingScheduler implements Scheduler {
         if (carried == null) {
             throw new UnsupportedOperationException("TimestampMode.FULL: every task takes a descriptor");
         }
-        return carried.tryPushCarried(task, group); // seq_cst CAS on tail: step a of the handshake (signalCarried)
+        // seq_cst CAS on tail: the acceptance (BoundedRing, "Closing to pushes") and step a of the handshake
+        // (signalCarried)
+        return carried.tryPushCarried(task, group);
     }
 
     @Override
     public boolean carriedLowWater() {
         return carried.atMostHalfFull();
+    }
+
+    @Override
+    public boolean carriedClosed() {
+        return carried != null && carried.closedToPushes();
+    }
+
+    @Override
+    public long closeCarried() {
+        return carried == null ? 0 : carried.closeToPushes();
+    }
+
+    @Override
+    public long carriedAccepted() {
+        return carried == null ? 0 : carried.pushesClaimed();
     }
 
     /** A registered Submitter's entries go to its own queue (descriptors), not to the carried ring. */

@@ -10,11 +10,11 @@ import java.lang.foreign.MemorySegment;
  *
  * <h2>Who writes what</h2>
  * <ul>
- *   <li>{@code SUBMITTED} and {@code CARRIED_SUBMITTED} (each with the admission bit, see {@code PoolCore}) are
- *       written by submitting threads with a CAS: the acceptance point of every task. A task that takes a
- *       descriptor (or runs inline) is accepted on SUBMITTED, one carried by its ring cell with no descriptor
- *       (GLOBAL_QUEUE's submits from outside) on CARRIED_SUBMITTED, so {@code taskDescLive} counts only the
- *       first kind. Both are closed by shutdown, one after the other.</li>
+ *   <li>{@code SUBMITTED} (with the admission bit, see {@code Lifecycle}) is written by submitting threads with a
+ *       CAS: the acceptance point of every task that takes a descriptor (or runs inline), so {@code taskDescLive}
+ *       counts from it. A task carried by its ring cell with no descriptor (a detached submit from outside the
+ *       pool) is accepted by its push instead: the carried ring's tail is its counter and its admission word
+ *       ({@code BoundedRing}, "Closing to pushes"), closed by shutdown right after SUBMITTED.</li>
  *   <li>The cold counters ({@code CANCELLED}, {@code REJECTED}, {@code RELEASED_OTHER}) are written with
  *       atomic adds by whoever cancels, rejects or releases a waitable slot: rare events.</li>
  *   <li>Each worker owns one block and is its only writer: plain read of its own value and a release
@@ -33,8 +33,7 @@ public final class PoolCounters {
      * <pre>
      *   SUBMITTED         long @0          accepted tasks with a descriptor or run inline (low 63 bits)
      *                                      | CLOSED_BIT (admission closed)
-     *   CARRIED_SUBMITTED long @8          accepted tasks carried by a ring cell, no descriptor | CLOSED_BIT
-     *   pad to PAD                         (both written by the same submitting threads: one line)
+     *   pad to PAD                         (carried tasks: the carried ring's tail, BoundedRing)
      *   cold block @PAD (rare atomic adds by any thread):
      *     CANCELLED         long @PAD + 0
      *     REJECTED          long @PAD + 8
@@ -60,7 +59,6 @@ public final class PoolCounters {
      */
     public static final class Layout {
         public static final long SUBMITTED_OFFSET = 0;
-        public static final long CARRIED_SUBMITTED_OFFSET = 8;
 
         public static final long COLD_BLOCK_OFFSET = CacheLine.PAD;
         public static final long CANCELLED_OFFSET = COLD_BLOCK_OFFSET;
@@ -137,34 +135,8 @@ public final class PoolCounters {
      * count is never inflated by a rejected submitter, even for an instant.
      */
     public boolean tryAccept(long n) {
-        return tryAcceptOn(Layout.SUBMITTED_OFFSET, n);
-    }
-
-    /** {@link #tryAccept} for {@code n} tasks carried by ring cells, with no descriptor (CARRIED_SUBMITTED). */
-    public boolean tryAcceptCarried(long n) {
-        return tryAcceptOn(Layout.CARRIED_SUBMITTED_OFFSET, n);
-    }
-
-    /**
-     * Takes back the acceptance of {@code n} carried tasks that found no room (a refused {@code trySubmit}): true
-     * when done; false once admission closed, because shutdown has then counted them and waits for them.
-     */
-    public boolean tryUnacceptCarried(long n) {
         final MemorySegment s = seg;
-        for (;;) {
-            long v = Mem.getLongVolatile(s, Layout.CARRIED_SUBMITTED_OFFSET);
-            if ((v & CLOSED_BIT) != 0) {
-                return false;
-            }
-            // CAS (volatile): ordered with closeAdmission's getAndOr on the same word, as the accept was
-            if (Mem.casLong(s, Layout.CARRIED_SUBMITTED_OFFSET, v, v - n)) {
-                return true;
-            }
-        }
-    }
-
-    private boolean tryAcceptOn(long offset, long n) {
-        final MemorySegment s = seg;
+        final long offset = Layout.SUBMITTED_OFFSET;
         for (;;) {
             long v = Mem.getLongVolatile(s, offset);
             if ((v & CLOSED_BIT) != 0) {
@@ -180,23 +152,17 @@ public final class PoolCounters {
     }
 
     /**
-     * Sets the admission bit of both words; returns the number of tasks accepted before it (stable from now
-     * on): on each word, a task is accepted before that word's bit (and counted here) or refused.
+     * Sets the admission bit; returns the number of tasks accepted on SUBMITTED before it (stable from now on): a
+     * task is accepted before the bit (and counted here) or refused. Carried tasks are closed and counted by their
+     * ring ({@code BoundedRing.closeToPushes}), which the lifecycle closes right after.
      */
     public long closeAdmission() {
-        // getAndOr (volatile): pairs with tryAccept's CAS, word by word; see there. A carried submit may still be
-        // accepted between the two: the second getAndOr counts it.
-        long described = Mem.getAndOrLong(seg, Layout.SUBMITTED_OFFSET, CLOSED_BIT) & ~CLOSED_BIT;
-        return described + (Mem.getAndOrLong(seg, Layout.CARRIED_SUBMITTED_OFFSET, CLOSED_BIT) & ~CLOSED_BIT);
+        // getAndOr (volatile): pairs with tryAccept's CAS; see there
+        return Mem.getAndOrLong(seg, Layout.SUBMITTED_OFFSET, CLOSED_BIT) & ~CLOSED_BIT;
     }
 
     public boolean admissionClosed() {
         return (Mem.getLongVolatile(seg, Layout.SUBMITTED_OFFSET) & CLOSED_BIT) != 0;
-    }
-
-    /** Tasks accepted so far, both kinds. A task whose accept is being undone may be counted for an instant. */
-    public long submitted() {
-        return submittedWithDescriptor() + (Mem.getLongAcquire(seg, Layout.CARRIED_SUBMITTED_OFFSET) & ~CLOSED_BIT);
     }
 
     /** Tasks accepted with a descriptor or run inline (SUBMITTED alone): what {@code taskDescLive} counts from. */
