@@ -89,18 +89,8 @@ final class GlobalQueueScheduler implements Scheduler {
     }
 
     @Override
-    public boolean carriedClosed() {
-        return carried != null && carried.closedToPushes();
-    }
-
-    @Override
-    public long closeCarried() {
-        return carried == null ? 0 : carried.closeToPushes();
-    }
-
-    @Override
-    public long carriedAccepted() {
-        return carried == null ? 0 : carried.pushesClaimed();
+    public BoundedRing carried() {
+        return carried;
     }
 
     @Override

@@ -4,6 +4,7 @@ import dev.threadpool.Lane;
 import dev.threadpool.PoolConfig;
 import dev.threadpool.WaitGroup;
 import dev.threadpool.internal.memory.PoolMemory;
+import dev.threadpool.internal.queue.BoundedRing;
 import dev.threadpool.internal.stats.PoolCounters;
 
 /**
@@ -95,18 +96,8 @@ final class JoinAwareScheduler implements Scheduler {
     }
 
     @Override
-    public boolean carriedClosed() {
-        return topology.carriedClosed();
-    }
-
-    @Override
-    public long closeCarried() {
-        return topology.closeCarried();
-    }
-
-    @Override
-    public long carriedAccepted() {
-        return topology.carriedAccepted();
+    public BoundedRing carried() {
+        return topology.carried();
     }
 
     @Override

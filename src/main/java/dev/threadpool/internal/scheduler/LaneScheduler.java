@@ -114,18 +114,8 @@ final class LaneScheduler implements Scheduler {
     }
 
     @Override
-    public boolean carriedClosed() {
-        return defaults.carriedClosed();
-    }
-
-    @Override
-    public long closeCarried() {
-        return defaults.closeCarried();
-    }
-
-    @Override
-    public long carriedAccepted() {
-        return defaults.carriedAccepted();
+    public BoundedRing carried() {
+        return defaults.carried();
     }
 
     @Override

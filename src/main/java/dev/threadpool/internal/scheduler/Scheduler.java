@@ -161,9 +161,18 @@ interface Scheduler {
         throw new UnsupportedOperationException("this topology does not carry tasks");
     }
 
+    /**
+     * The ring that carries tasks, whose tail is also their admission word (BoundedRing, "Closing to pushes"); null
+     * where nothing is carried. For the three cold calls below, which every topology answers from it.
+     */
+    default BoundedRing carried() {
+        return null;
+    }
+
     /** Whether {@link #closeCarried} has run: a carried push that returned false was refused, not full. */
     default boolean carriedClosed() {
-        return false;
+        BoundedRing r = carried();
+        return r != null && r.closedToPushes();
     }
 
     /**
@@ -171,12 +180,14 @@ interface Scheduler {
      * stable from now on; 0 where nothing is carried.
      */
     default long closeCarried() {
-        return 0;
+        BoundedRing r = carried();
+        return r == null ? 0 : r.closeToPushes();
     }
 
     /** Carried tasks accepted so far (BoundedRing.pushesClaimed, an acquire load); 0 where nothing is carried. */
     default long carriedAccepted() {
-        return 0;
+        BoundedRing r = carried();
+        return r == null ? 0 : r.pushesClaimed();
     }
 
     /**

@@ -204,18 +204,8 @@ final class WorkStealingScheduler implements Scheduler {
     }
 
     @Override
-    public boolean carriedClosed() {
-        return carried != null && carried.closedToPushes();
-    }
-
-    @Override
-    public long closeCarried() {
-        return carried == null ? 0 : carried.closeToPushes();
-    }
-
-    @Override
-    public long carriedAccepted() {
-        return carried == null ? 0 : carried.pushesClaimed();
+    public BoundedRing carried() {
+        return carried;
     }
 
     /** A registered Submitter's entries go to its own queue (descriptors), not to the carried ring. */
