@@ -6,6 +6,7 @@ import dev.threadpool.internal.queue.QueueEntry;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -58,7 +59,7 @@ final class CarriedCloseSubject implements StressSubject {
             AtomicLong refused = new AtomicLong();
             AtomicLong torn = new AtomicLong();
             AtomicLong producing = new AtomicLong(producers);
-            java.util.concurrent.atomic.AtomicBoolean stalled = new java.util.concurrent.atomic.AtomicBoolean();
+            AtomicBoolean stalled = new AtomicBoolean();
             Thread[] ts = new Thread[producers + consumers + 1];
             for (int p = 0; p < producers; p++) {
                 ts[p] = new Thread(() -> {

@@ -281,13 +281,16 @@ public final class BoundedRing {
         return Mem.getAndOrLong(seg, Layout.TAIL_OFFSET, CLOSED) & ~CLOSED;
     }
 
-    /** Whether {@link #closeToPushes} has run (a volatile load of tail): why a push just returned false. */
+    /** Whether {@link #closeToPushes} has run: why a push just returned false. */
     public boolean closedToPushes() {
+        // volatile load: pairs with closeToPushes's getAndOr; the bit never clears, so once seen it stays true
         return Mem.getLongVolatile(seg, Layout.TAIL_OFFSET) < 0;
     }
 
-    /** Positions ever claimed (an acquire load of tail): a carrying ring's accepted carried tasks so far. */
+    /** Positions ever claimed: a carrying ring's accepted carried tasks so far. */
     public long pushesClaimed() {
+        // acquire: pairs with the claims' tail CAS, so a snapshot that read a worker's STARTED first counts every
+        // claim that worker's pops followed (Snapshot: started <= submitted)
         return Mem.getLongAcquire(seg, Layout.TAIL_OFFSET) & ~CLOSED;
     }
 
