@@ -16,7 +16,8 @@ package dev.threadpool;
  * </table>
  *
  * @param residentBytes     resident set size now, bytes
- * @param peakResidentBytes the largest resident set size so far, bytes
+ * @param peakResidentBytes the largest resident set size so far, bytes (on Linux the kernel's lazily updated
+ *                          high-water mark: two reads can differ by a few pages either way)
  * @param virtualBytes      virtual size now, bytes (Windows: committed private bytes)
  * @param source            where the figures came from, e.g. {@code "linux: /proc/self/statm + getrusage"}
  */

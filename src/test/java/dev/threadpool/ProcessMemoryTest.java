@@ -26,12 +26,15 @@ class ProcessMemoryTest {
         assertTrue(m.residentBytes() > 0, "resident: " + m);
         assertTrue(m.virtualBytes() >= m.residentBytes(), "virtual >= resident: " + m);
         assertTrue(m.peakResidentBytes() > 0, "peak resident: " + m);
-        // An independent reading: /proc/self/status VmHWM (peak RSS, kB), after ours, so never smaller.
+        // An independent reading: /proc/self/status VmHWM (peak RSS, kB). Neither figure is monotonic across
+        // reads: the kernel answers both as max(mm->hiwater_rss, RSS at the read), and mm->hiwater_rss is only
+        // brought up to date lazily (on munmap, exit). RSS that shrinks between the two reads (a GC giving pages
+        // back) can leave the later VmHWM a few pages below our ru_maxrss: CI saw 16 KiB. So the two must agree
+        // to within what RSS can move between adjacent reads, bounded by a quarter of the figure: that still
+        // fails a unit slip (KiB or pages taken for bytes is a factor of 1,024 or 4,096).
         long hwm = statusKb("VmHWM:") * 1024;
-        assertTrue(m.peakResidentBytes() <= hwm, "ru_maxrss " + m.peakResidentBytes() + " <= later VmHWM " + hwm);
-        // ru_maxrss and VmHWM are the same kernel figure (hiwater_rss): the later read can only be larger,
-        // and on an idle test JVM not by more than what it grew since (bounded generously by 256 MiB).
-        assertTrue(hwm - m.peakResidentBytes() < 256L << 20, "same figure: " + hwm + " vs " + m);
+        long peak = m.peakResidentBytes();
+        assertTrue(Math.abs(hwm - peak) <= hwm / 4, "ru_maxrss " + peak + " agrees with VmHWM " + hwm + ": " + m);
         long vmSize = statusKb("VmSize:") * 1024;
         assertTrue(vmSize > 0 && m.virtualBytes() > 0, "VmSize " + vmSize + " vs " + m);
     }
