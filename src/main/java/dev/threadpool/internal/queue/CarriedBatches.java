@@ -22,9 +22,14 @@ import java.lang.foreign.MemorySegment;
  * <h2>Layout: one state word per worker, each on a line of its own</h2>
  * <pre>
  *   STATE(w)  long @ w * PAD    gen (48 bits) | end (8 bits) | next (8 bits)
- *   refs      Object[]          worker w's task i at (w * MAX_BATCH + i) * 2, its group at that + 1
+ *   refs      Object[]          worker w's task i at refsFirst(w) + 2 * i, its group at that + 1, where
+ *                               refsFirst(w) = REF_GAP + w * (2 * MAX_BATCH + REF_GAP)
  * </pre>
- * Entries {@code [next, end)} are takeable. Only the owner moves {@code end} and {@code gen} (a refill); any
+ * The {@link CacheLine#REF_GAP} empty references before each worker's run and after the last keep every run off
+ * the lines of the array's header (read by every access's bounds check) and of the other workers' runs: each
+ * owner rewrites its run on every refill.
+ *
+ * <p>Entries {@code [next, end)} are takeable. Only the owner moves {@code end} and {@code gen} (a refill); any
  * thread moves {@code next} by one, with a CAS. The owner refills only a batch it has seen empty
  * ({@code next == end}), and every refill bumps {@code gen}, so a thief's CAS that read an older batch fails.
  *
@@ -70,11 +75,21 @@ public final class CarriedBatches {
         public static long byteSize(int workers) {
             return (long) workers * CacheLine.PAD;
         }
+
+        /** Index in {@code refs} of worker {@code w}'s first task reference. */
+        public static int refsFirst(int w) {
+            return CacheLine.REF_GAP + w * (2 * MAX_BATCH + CacheLine.REF_GAP);
+        }
+
+        /** Length of {@code refs} for {@code workers} workers: their runs, a gap before each and after the last. */
+        public static int refsLength(int workers) {
+            return refsFirst(workers);
+        }
     }
 
     private final MemorySegment seg;
     private final int workers;
-    /** Worker w's entries at [(w * MAX_BATCH) * 2, (w + 1) * MAX_BATCH * 2). Plain accesses, ordered by STATE. */
+    /** Worker w's entries at [refsFirst(w), refsFirst(w) + 2 * MAX_BATCH). Plain accesses, ordered by STATE. */
     private final Object[] refs;
 
     public CarriedBatches(PoolMemory memory, int workers) {
@@ -83,7 +98,7 @@ public final class CarriedBatches {
         }
         this.workers = workers;
         this.seg = memory.allocate("carried batches", Layout.byteSize(workers));
-        this.refs = new Object[workers * MAX_BATCH * 2];
+        this.refs = new Object[Layout.refsLength(workers)];
         // every STATE starts 0 (next == end == 0: empty); the allocation is zeroed. Published to the workers by
         // whatever publishes this object (a final field of the pool, written before the workers start).
     }
@@ -119,7 +134,7 @@ public final class CarriedBatches {
             }
         }
         int oldEnd = end(s);
-        final int first = w * MAX_BATCH * 2;
+        final int first = Layout.refsFirst(w);
         int n = ring.popManyCarried(refs, first, max);
         for (int i = Math.max(n, 1); i < oldEnd; i++) { // the previous batch's references left past the new one
             refs[first + 2 * i] = null;
@@ -152,7 +167,7 @@ public final class CarriedBatches {
      */
     public boolean take(int w, Object[] taken) {
         final long off = Layout.stateOffset(w);
-        final int first = w * MAX_BATCH * 2;
+        final int first = Layout.refsFirst(w);
         for (;;) {
             // acquire: pairs with the owner's publishing getAndSet, making the batch's references visible
             long s = Mem.getLongAcquire(seg, off);

@@ -1,5 +1,6 @@
 package dev.threadpool.internal.scheduler;
 
+import dev.threadpool.internal.memory.CacheLine;
 import dev.threadpool.internal.memory.Mem;
 import dev.threadpool.internal.memory.PoolMemory;
 import dev.threadpool.internal.queue.QueueEntry;
@@ -63,6 +64,18 @@ import java.util.concurrent.locks.LockSupport;
  *   WORD  long @ idx * WORD_LENGTH     completion word of frame idx (see above), not padded: a frame is used
  *                                      by one owner and at most one thief at a time
  * </pre>
+ *
+ * <h2>Layout of the on-heap halves: a gap before each worker's frames</h2>
+ * The owner writes its frame's reference twice per join, so a worker's frames are the hottest line it writes.
+ * Frame idx of worker w is element {@link Layout#halfSlot} = {@code idx + (w + 1) * HALVES_GAP} of one array,
+ * with {@link Layout#HALVES_GAP} references (at least {@link CacheLine#PAD} bytes) before each worker's frames
+ * and after the last. Without the gap, worker 0's frames shared a cache line with the array's header, and every
+ * access by every worker reads the header's length for its bounds check: each of worker 0's writes then cost
+ * the others a miss, and theirs a miss to worker 0. Whether they did depended on where the collector had put
+ * the array (its address mod 64), which made two-worker join trees run at one of two speeds per pool, the slow
+ * one slower than a single worker (PERFORMANCE_TRACKING entry 63). The hot frames are not the deepest: a right
+ * half runs at its join's own depth (Joining), so the frame of a node is the number of left turns on its path,
+ * binomially spread around half the tree's depth (frames 7 to 13 for 88 % of the joins of a 2^20-leaf tree).
  */
 public final class JoinDeques implements AutoCloseable {
 
@@ -74,6 +87,19 @@ public final class JoinDeques implements AutoCloseable {
 
         public static long word(int idx) {
             return WORD_LENGTH * idx;
+        }
+
+        /** References left empty before each worker's halves and after the last worker's: {@link CacheLine#REF_GAP}. */
+        public static final int HALVES_GAP = CacheLine.REF_GAP;
+
+        /** Element of the halves array that holds frame {@code idx}, whose worker is {@code idx >>> framesShift}. */
+        public static int halfSlot(int idx, int framesShift) {
+            return idx + ((idx >>> framesShift) + 1) * HALVES_GAP;
+        }
+
+        /** Length of the halves array for {@code workers} workers of {@code 1 << framesShift} frames each. */
+        public static int halvesLength(int workers, int framesShift) {
+            return (workers << framesShift) + (workers + 1) * HALVES_GAP;
         }
     }
 
@@ -90,7 +116,12 @@ public final class JoinDeques implements AutoCloseable {
     private final WorkDeque[] deques;
     private final MemorySegment words;
     private final int framesPerWorker;
-    /** The half of each frame; written by the owner only (see "A frame is free"), read by its thief. */
+    /** log2 of {@link #framesPerWorker}: a frame's worker is {@code idx >>> framesShift}. */
+    private final int framesShift;
+    /**
+     * The half of each frame at {@link Layout#halfSlot} ("Layout of the on-heap halves"); written by the owner
+     * only (see "A frame is free"), read by its thief.
+     */
     private final Runnable[] halves;
     private final Throwable[] failures;
     /** Owner thread of each deque, written by the owner before its push (plain; published by the push). */
@@ -111,15 +142,20 @@ public final class JoinDeques implements AutoCloseable {
                     + WorkDeque.Layout.MIN_CAPACITY + ", " + MAX_FRAMES + "]: framesPerWorker=" + framesPerWorker);
         }
         this.framesPerWorker = framesPerWorker;
+        this.framesShift = Integer.numberOfTrailingZeros(framesPerWorker);
         int frames = workers * framesPerWorker;
         this.words = memory.allocate("join frame words", Layout.WORD_LENGTH * frames);
-        this.halves = new Runnable[frames];
+        this.halves = new Runnable[Layout.halvesLength(workers, framesShift)];
         this.failures = new Throwable[frames];
         this.owners = new Thread[workers];
         this.deques = new WorkDeque[workers];
         for (int w = 0; w < workers; w++) {
             deques[w] = new WorkDeque(memory, "join deque " + w, framesPerWorker);
         }
+    }
+
+    private int slot(int idx) {
+        return Layout.halfSlot(idx, framesShift);
     }
 
     /** Worker deques. */
@@ -166,7 +202,7 @@ public final class JoinDeques implements AutoCloseable {
         if (owners[w] != me) {
             owners[w] = me; // plain: published by the push below; read by a thief after its steal
         }
-        halves[idx] = half; // plain: published by the push's release fence, read after the thief's steal
+        halves[slot(idx)] = half; // plain: published by the push's release fence, read after the thief's steal
         // The word is OFFERED already: zeroed with the block, and reset by this owner when it last read DONE
         // (finishStolen); the frame is only ever this thread's (program order).
         return deques[w].push(idx); // WorkDeque: slot write, release fence, bottom store; never grows (class doc)
@@ -200,17 +236,17 @@ public final class JoinDeques implements AutoCloseable {
 
     /** The half of a frame its owner took back or a thief stole (plain: see {@link #offer}). */
     public Runnable half(int idx) {
-        return halves[idx];
+        return halves[slot(idx)];
     }
 
     /** Whether frame {@code idx} is free for an offer (its half is null). Owner only; plain. */
     public boolean frameFree(int idx) {
-        return halves[idx] == null;
+        return halves[slot(idx)] == null;
     }
 
     /** Frees the frame of a half its owner took back (the reference is dropped). Owner only. */
     public void clear(int idx) {
-        halves[idx] = null;
+        halves[slot(idx)] = null;
     }
 
     /**
@@ -255,7 +291,7 @@ public final class JoinDeques implements AutoCloseable {
         if (f != null) {
             failures[idx] = null;
         }
-        halves[idx] = null;
+        halves[slot(idx)] = null;
         Mem.setLongPlain(words, Layout.word(idx), OFFERED);
         return f;
     }
