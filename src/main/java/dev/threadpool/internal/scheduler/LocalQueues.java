@@ -155,9 +155,21 @@ abstract sealed class LocalQueues permits RingLocalQueues, ChaseLevLocalQueues {
     // =====================================================================================================
 
     /**
+     * Where a thief's failure count sits in the array {@link #newFailureCount} makes: a {@link CacheLine#PAD}
+     * past the array's header and a PAD before its end, so that no object the collector places beside the
+     * array (another worker's state, say) shares the line the thief writes on every search.
+     */
+    static final int FAILURES_AT = CacheLine.PAD / Long.BYTES;
+
+    /** A thief's failure count for {@link #stealHalf}: element {@link #FAILURES_AT}, padded on both sides. */
+    static long[] newFailureCount() {
+        return new long[2 * FAILURES_AT + 1];
+    }
+
+    /**
      * Steals up to half (at most {@code max}) of some peer's queue into {@code thief}'s own queue, visiting
      * only peers whose bit is set, from {@code start}. Returns one stolen entry to run, or EMPTY.
-     * {@code failures[0]} is incremented per victim tried without success.
+     * {@code failures[FAILURES_AT]} ({@link #newFailureCount}) is incremented per victim tried without success.
      */
     final long stealHalf(int thief, int start, int max, long[] failures) {
         // volatile load: the hint; a miss is caught by the park re-check (seq_cst sizes).
@@ -173,7 +185,7 @@ abstract sealed class LocalQueues permits RingLocalQueues, ChaseLevLocalQueues {
             if (e != QueueEntry.EMPTY) {
                 return e;
             }
-            failures[0]++;
+            failures[FAILURES_AT]++;
         }
         return QueueEntry.EMPTY;
     }

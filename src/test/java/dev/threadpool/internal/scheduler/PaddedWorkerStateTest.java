@@ -1,0 +1,64 @@
+package dev.threadpool.internal.scheduler;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.threadpool.internal.memory.CacheLine;
+import java.lang.reflect.Field;
+import java.lang.reflect.Modifier;
+import org.junit.jupiter.api.Test;
+
+/**
+ * WorkStealingScheduler's per-worker state is padded by class hierarchy (a PAD of fields before and after the
+ * owner's own). HotSpot decides the field layout, and it fills holes in a superclass's layout with a subclass's
+ * small fields, so this checks the layout the running JVM chose: every owner field at least a
+ * {@link CacheLine#PAD} from the object's start and from its end.
+ */
+class PaddedWorkerStateTest {
+
+    @Test
+    @SuppressWarnings({"deprecation", "removal"})
+    void theOwnersFieldsLieAPadFromBothEndsOfTheObject() throws Exception {
+        Field theUnsafe = sun.misc.Unsafe.class.getDeclaredField("theUnsafe");
+        theUnsafe.setAccessible(true);
+        sun.misc.Unsafe u = (sun.misc.Unsafe) theUnsafe.get(null);
+        Class<?> c = Class.forName(WorkStealingScheduler.class.getName() + "$WorkerState");
+        long firstOwn = Long.MAX_VALUE;
+        long endOwn = 0;
+        long endAll = 0;
+        int own = 0;
+        for (Class<?> k = c; k != Object.class; k = k.getSuperclass()) {
+            for (Field f : k.getDeclaredFields()) {
+                if (Modifier.isStatic(f.getModifiers())) {
+                    continue;
+                }
+                long off = u.objectFieldOffset(f);
+                long end = off + size(f.getType());
+                endAll = Math.max(endAll, end);
+                if (!f.getName().matches("p|p\\d\\d|q\\d\\d")) {
+                    own++;
+                    firstOwn = Math.min(firstOwn, off);
+                    endOwn = Math.max(endOwn, end);
+                }
+            }
+        }
+        assertTrue(own >= 8, "the owner's fields were found: " + own);
+        assertTrue(firstOwn >= CacheLine.PAD, "first owner field at offset " + firstOwn);
+        assertTrue(endAll - endOwn >= CacheLine.PAD, "owner fields end at " + endOwn + ", the object at " + endAll);
+    }
+
+    private static long size(Class<?> t) {
+        if (t == long.class || t == double.class) {
+            return 8;
+        }
+        if (t == int.class || t == float.class) {
+            return 4;
+        }
+        if (t == short.class || t == char.class) {
+            return 2;
+        }
+        if (t == byte.class || t == boolean.class) {
+            return 1;
+        }
+        return 4; // a reference: 4 with compressed oops; 8 would only move the end later
+    }
+}
