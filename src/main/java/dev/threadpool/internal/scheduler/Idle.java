@@ -103,16 +103,8 @@ final class Idle {
     private final long scratchIdlePurgeNanos;
     /** PARK: the idle window in nanoseconds (PoolConfig.idleWindow); 0: none. */
     private final long windowNanos;
-    /**
-     * Owner-only (plain; element i read and written by worker i alone): worker i's STARTED count when it last
-     * opened a window. A window opens only when the count has moved since, i.e. the worker ran a task.
-     */
-    private final long[] startedAtWindow;
-    /**
-     * Owner-only (plain, as above): worker i's last idle spell that got past its PARK_SPINS looks ended within
-     * {@link #windowNanos} of the moment it did. True at start.
-     */
-    private final boolean[] shortSpell;
+    /** Base worker slots, which have an idle window (overflow workers' indices are past them). */
+    private final int windowSlots;
     /** TimestampMode.FULL; every use reads {@code Timestamps.COMPILED && timestamps} (see PoolCore). */
     private final boolean timestamps;
     /** TimestampMode.FULL only (else null): per-worker wake-latency histograms. */
@@ -134,9 +126,7 @@ final class Idle {
         this.timestamps = timestamps;
         this.wakeHist = wakeHist;
         this.windowNanos = strategy == IdleStrategy.PARK ? windowNanos : 0L;
-        this.startedAtWindow = new long[scratch.length];
-        this.shortSpell = new boolean[scratch.length];
-        java.util.Arrays.fill(shortSpell, true);
+        this.windowSlots = scratch.length;
     }
 
     /**
@@ -180,9 +170,9 @@ final class Idle {
             return true;
         }
         // PARK's idle window (class comment): a base worker measures the spell from here, and looks on while armed
-        final long spellStart = windowNanos > 0 && i < shortSpell.length ? readClock(self) : 0L;
-        if (spellStart != 0 && armed(i) && window(self, spellStart + windowNanos)) {
-            shortSpell[i] = true; // caught awake: the gap fitted the window
+        final long spellStart = windowNanos > 0 && i < windowSlots ? readClock(self) : 0L;
+        if (spellStart != 0 && armed(self) && window(self, spellStart + windowNanos)) {
+            self.shortSpell = true; // caught awake: the gap fitted the window
             return true;
         }
         announce(i);
@@ -190,7 +180,7 @@ final class Idle {
         if (scheduler.hasWork(i) || lifecycle.stopRequested()) {
             parking.retract(i);
             if (spellStart != 0) {
-                shortSpell[i] = true; // found on the re-check: a short spell
+                self.shortSpell = true; // found on the re-check: a short spell
             }
             return !lifecycle.stopRequested();
         }
@@ -223,7 +213,7 @@ final class Idle {
             // halted vCPU takes up to ~100 us to resume, which would close the window after every slow wake).
             // Timeout, spurious return, or a stale stamp: until now.
             long end = wakeStamp - spellStart >= 0 && now - wakeStamp >= 0 ? wakeStamp : now;
-            shortSpell[i] = end - spellStart <= windowNanos; // a window would have caught that submit awake
+            self.shortSpell = end - spellStart <= windowNanos; // a window would have caught that submit awake
         }
         if (pending && stillAnnounced) {
             return !lifecycle.stopRequested(); // the bound ran out (or a spurious return): look again, park again
@@ -286,15 +276,16 @@ final class Idle {
      * count moved) and its last long-enough idle spell was short. Consumes the arming: the next window needs
      * another task.
      */
-    private boolean armed(int i) {
-        if (!shortSpell[i]) {
+    private boolean armed(WorkerThread self) {
+        if (!self.shortSpell) {
             return false;
         }
-        long started = counters.get(i, PoolCounters.STARTED); // our own counter: the acquire reads our last store
-        if (started == startedAtWindow[i]) {
+        // our own counter: the acquire reads our last store
+        long started = counters.get(self.index, PoolCounters.STARTED);
+        if (started == self.startedAtWindow) {
             return false; // no task since the last window: an idle pool converges to every worker parked
         }
-        startedAtWindow[i] = started;
+        self.startedAtWindow = started;
         return true;
     }
 

@@ -43,6 +43,14 @@ public final class WorkerThread extends Thread {
     long idleClock;
     long looksSinceClock;
     long lookNanos16;
+    /**
+     * PARK's idle window (Idle; owner-only, plain): whether this worker's last idle spell that got past the spin
+     * looks ended within the window (true at start), and its STARTED count when it last opened a window (one
+     * opens only after a task). Fields of the worker rather than elements of arrays indexed by worker, which put
+     * every worker's writes on one line (PERFORMANCE_TRACKING entry 63).
+     */
+    boolean shortSpell = true;
+    long startedAtWindow;
     /** The CPU to pin this worker to when it starts, or -1 (PoolConfig.workerCpus). Set before start. */
     int cpu = -1;
     /** Tasks until the next JFR TaskLatency sample (owner-only; TimestampMode.FULL only). */
