@@ -279,9 +279,9 @@ class LocalQueuesTest {
     void stealHalfMovesHalfOfAPeerIntoTheThiefsQueue(QueueKind kind) {
         LocalQueues q = queues(kind, 3, 8);
         pushAll(q, 0, 1, 8);
-        long[] failures = new long[1];
+        long[] failures = LocalQueues.newFailureCount();
         assertEquals(1L, q.stealHalf(1, 0, 8, failures), "the oldest entry, to run");
-        assertEquals(0, failures[0]);
+        assertEquals(0, failures[LocalQueues.FAILURES_AT]);
         assertEquals(4, q.size(0), "the victim keeps the newer half");
         assertEquals(3, q.size(1), "the other stolen entries are the thief's now");
         assertEquals(0b011, q.nonEmptyMask(), "the thief set its own bit; the victim's stays");
@@ -294,7 +294,7 @@ class LocalQueuesTest {
     void stealHalfTakesAtMostMaxAndWhatFitsInTheThiefsQueue(QueueKind kind) {
         LocalQueues q = queues(kind, 2, 8);
         pushAll(q, 0, 1, 8);
-        long[] failures = new long[1];
+        long[] failures = LocalQueues.newFailureCount();
         assertEquals(1L, q.stealHalf(1, 0, 1, failures), "max 1: only the one it runs");
         assertEquals(7, q.size(0));
         assertEquals(0, q.size(1));
@@ -313,16 +313,16 @@ class LocalQueuesTest {
     @EnumSource(QueueKind.class)
     void stealHalfVisitsOnlyPeersWhoseBitIsSetAndNeverClearsOne(QueueKind kind) {
         LocalQueues q = queues(kind, 4, 8);
-        long[] failures = new long[1];
+        long[] failures = LocalQueues.newFailureCount();
         assertEquals(QueueEntry.EMPTY, q.stealHalf(0, 1, 8, failures));
-        assertEquals(0, failures[0], "no bit set: no victim tried");
+        assertEquals(0, failures[LocalQueues.FAILURES_AT], "no bit set: no victim tried");
 
         assertTrue(q.push(2, 5));
         assertEquals(5L, q.pop(2)); // worker 2's bit stays set until its pop finds the queue empty
         assertTrue(q.push(0, 6)); // the thief's own bit: never a victim
         assertEquals(0b0101, q.nonEmptyMask());
         assertEquals(QueueEntry.EMPTY, q.stealHalf(0, 1, 8, failures));
-        assertEquals(1, failures[0], "only worker 2 was tried, and it was empty");
+        assertEquals(1, failures[LocalQueues.FAILURES_AT], "only worker 2 was tried, and it was empty");
         assertEquals(0b0101, q.nonEmptyMask(), "a thief never clears a bit, not even a stale one");
         assertEquals(6L, q.pop(0), "the thief's own entry is still there");
     }
@@ -334,10 +334,10 @@ class LocalQueuesTest {
         LocalQueues q = queues(kind, 4, 8);
         assertTrue(q.push(1, 10));
         assertTrue(q.push(3, 30));
-        long[] failures = new long[1];
+        long[] failures = LocalQueues.newFailureCount();
         assertEquals(30L, q.stealHalf(0, 2, 8, failures), "from start 2: worker 3 before worker 1");
         assertEquals(10L, q.stealHalf(0, 2, 8, failures), "worker 3 (stale bit, empty) fails, then wraps to 1");
-        assertEquals(1, failures[0]);
+        assertEquals(1, failures[LocalQueues.FAILURES_AT]);
         assertEquals(QueueEntry.EMPTY, q.stealHalf(0, 2, 8, failures));
     }
 
@@ -454,7 +454,7 @@ class LocalQueuesTest {
             final int w = k + 1;
             thieves[k] = new Thread(() -> {
                 try {
-                    long[] failures = new long[1];
+                    long[] failures = LocalQueues.newFailureCount();
                     int round = 0;
                     thievesRunning.countDown();
                     while (t.goOn()) {
