@@ -8,8 +8,8 @@ import java.lang.reflect.Modifier;
 import org.junit.jupiter.api.Test;
 
 /**
- * WorkStealingScheduler's per-worker state is padded by class hierarchy (a PAD of fields before and after the
- * owner's own). HotSpot decides the field layout, and it fills holes in a superclass's layout with a subclass's
+ * WorkStealingScheduler's per-worker state ({@link WorkerState}) is padded by class hierarchy (a PAD of fields
+ * before and after the owner's own). HotSpot decides the field layout, and it fills holes in a superclass's layout with a subclass's
  * small fields, so this checks the layout the running JVM chose: every owner field at least a
  * {@link CacheLine#PAD} from the object's start and from its end.
  */
@@ -21,7 +21,7 @@ class PaddedWorkerStateTest {
         Field theUnsafe = sun.misc.Unsafe.class.getDeclaredField("theUnsafe");
         theUnsafe.setAccessible(true);
         sun.misc.Unsafe u = (sun.misc.Unsafe) theUnsafe.get(null);
-        Class<?> c = Class.forName(WorkStealingScheduler.class.getName() + "$WorkerState");
+        Class<?> c = WorkerState.class;
         long firstOwn = Long.MAX_VALUE;
         long endOwn = 0;
         long endAll = 0;
