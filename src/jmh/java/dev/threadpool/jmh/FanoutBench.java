@@ -72,25 +72,35 @@ public class FanoutBench {
     @Setup(Level.Trial)
     public void setUp() {
         int n = threads > 0 ? threads : Runtime.getRuntime().availableProcessors();
+        if (pool.equals("FORK_JOIN")) {
+            fj = new ForkJoinPool(n);
+        } else {
+            ours = ours(pool, n);
+        }
+        if (ours != null) {
+            joinRoot = JoinNode.build(ours, TREE_DEPTH);
+        }
+    }
+
+    /**
+     * Our pool for {@code pool} ({@link #pool}'s values but FORK_JOIN) with {@code n} workers; LANE_EXTENSION gets
+     * {@code n} default-lane workers and one reserved for the blocking lane. Also {@code JoinModes}'.
+     */
+    static ThreadPool ours(String pool, int n) {
         // A table that holds the whole tree (2^20 descriptors): with less, a submit into the full pool runs the
         // child inline, and past MAX_INLINE_DEPTH nested inline runs it throws PoolBusyException (the node's
         // subtree is then lost and tree() fails its count). That policy is measured elsewhere; here the
         // schedulers are compared with room for every task.
         PoolConfig.Builder b = PoolConfig.builder().maxThreads(Math.min(n, 64)).queueCapacity(1 << 20).daemon(true);
-        switch (pool) {
-            case "GLOBAL_QUEUE" -> ours = ThreadPool.create(b.schedulerVariant(SchedulerVariant.GLOBAL_QUEUE).build());
-            case "WS_RING" -> ours = ThreadPool.create(b.schedulerVariant(SchedulerVariant.WORK_STEALING)
-                    .queueKind(QueueKind.RING).build());
-            case "WS_CHASE_LEV" -> ours = ThreadPool.create(b.schedulerVariant(SchedulerVariant.WORK_STEALING)
-                    .queueKind(QueueKind.CHASE_LEV).build());
-            case "LANE_EXTENSION" -> ours = ThreadPool.create(b.schedulerVariant(SchedulerVariant.LANE_EXTENSION)
-                    .maxThreads(Math.min(n + 1, 64)).blockingWorkers(1).build()); // n default-lane workers
-            case "FORK_JOIN" -> fj = new ForkJoinPool(n);
+        return ThreadPool.create(switch (pool) {
+            case "GLOBAL_QUEUE" -> b.schedulerVariant(SchedulerVariant.GLOBAL_QUEUE).build();
+            case "WS_RING" -> b.schedulerVariant(SchedulerVariant.WORK_STEALING).queueKind(QueueKind.RING).build();
+            case "WS_CHASE_LEV" -> b.schedulerVariant(SchedulerVariant.WORK_STEALING).queueKind(QueueKind.CHASE_LEV)
+                    .build();
+            case "LANE_EXTENSION" -> b.schedulerVariant(SchedulerVariant.LANE_EXTENSION)
+                    .maxThreads(Math.min(n + 1, 64)).blockingWorkers(1).build(); // n default-lane workers
             default -> throw new IllegalArgumentException("pool=" + pool);
-        }
-        if (ours != null) {
-            joinRoot = JoinNode.build(ours, TREE_DEPTH);
-        }
+        });
     }
 
     /** tree_join: every leaf ran once per invocation (counted per leaf, plain, by whoever ran it). */
@@ -292,7 +302,8 @@ public class FanoutBench {
         }
     }
 
-    private static final class FjJoinNode extends RecursiveAction {
+    /** tree_join's FORK_JOIN node, fresh per run as ForkJoinTasks must be (also JoinModes'). */
+    static final class FjJoinNode extends RecursiveAction {
         private final int depth;
         long runs;
 

@@ -1,13 +1,9 @@
 package dev.threadpool.jmh;
 
-import dev.threadpool.PoolConfig;
-import dev.threadpool.QueueKind;
-import dev.threadpool.SchedulerVariant;
 import dev.threadpool.ThreadPool;
 import java.util.Arrays;
 import java.util.Locale;
 import java.util.concurrent.ForkJoinPool;
-import java.util.concurrent.RecursiveAction;
 
 /**
  * Whether a join tree runs at one speed per pool or at one of several: {@code FanoutBench.tree_join}'s tree (a
@@ -17,9 +13,8 @@ import java.util.concurrent.RecursiveAction;
  * build that removes the mode shows every pool at one speed (PERFORMANCE_TRACKING entry 63). Not a JMH
  * benchmark: a main.
  * <ul>
- *   <li>{@code side}: {@code GLOBAL_QUEUE}, {@code WS_RING}, {@code WS_CHASE_LEV}, {@code LANE_EXTENSION} (as
- *       FanoutBench: one more worker, reserved for the blocking lane) or {@code FORK_JOIN} (RecursiveAction
- *       with {@code invokeAll(left, right)}, fresh nodes per run, as FanoutBench).</li>
+ *   <li>{@code side}: {@code GLOBAL_QUEUE}, {@code WS_RING}, {@code WS_CHASE_LEV}, {@code LANE_EXTENSION} or
+ *       {@code FORK_JOIN}: FanoutBench's pools ({@link FanoutBench#ours}) and its FORK_JOIN node.</li>
  *   <li>{@code depth}: the tree's depth; a tree below 20 runs {@code 2^(20 - depth)} times per measured run,
  *       so every run has 2^20 leaves (depth 14, about 1 MB of nodes, stays in the L2 caches).</li>
  * </ul>
@@ -54,17 +49,8 @@ public final class JoinModes {
     }
 
     private static String ours(String side, int workers, int depth, int runs) throws Exception {
-        PoolConfig.Builder b = PoolConfig.builder().maxThreads(workers).queueCapacity(1 << 10).daemon(true);
-        switch (side) {
-            case "GLOBAL_QUEUE" -> b.schedulerVariant(SchedulerVariant.GLOBAL_QUEUE);
-            case "WS_RING" -> b.schedulerVariant(SchedulerVariant.WORK_STEALING).queueKind(QueueKind.RING);
-            case "WS_CHASE_LEV" -> b.schedulerVariant(SchedulerVariant.WORK_STEALING).queueKind(QueueKind.CHASE_LEV);
-            case "LANE_EXTENSION" -> b.schedulerVariant(SchedulerVariant.LANE_EXTENSION).maxThreads(workers + 1)
-                    .blockingWorkers(1);
-            default -> throw new IllegalArgumentException("side=" + side);
-        }
         int reps = 1 << (LEAVES_LOG2 - depth);
-        try (ThreadPool pool = ThreadPool.create(b.build())) {
+        try (ThreadPool pool = FanoutBench.ours(side, workers)) {
             FanoutBench.JoinNode root = FanoutBench.JoinNode.build(pool, depth);
             for (int i = 0; i < WARMUP_RUNS; i++) {
                 for (int k = 0; k < reps; k++) {
@@ -109,14 +95,14 @@ public final class JoinModes {
         try {
             for (int i = 0; i < WARMUP_RUNS; i++) {
                 for (int k = 0; k < reps; k++) {
-                    fj.invoke(new Node(depth));
+                    fj.invoke(new FanoutBench.FjJoinNode(depth));
                 }
             }
             double[] ms = new double[runs];
             for (int i = 0; i < runs; i++) {
                 long t0 = System.nanoTime();
                 for (int k = 0; k < reps; k++) {
-                    fj.invoke(new Node(depth));
+                    fj.invoke(new FanoutBench.FjJoinNode(depth));
                 }
                 ms[i] = (System.nanoTime() - t0) / 1e6;
             }
@@ -124,23 +110,6 @@ public final class JoinModes {
             return String.format(Locale.ROOT, " %.1f", ms[runs / 2]);
         } finally {
             fj.shutdown();
-        }
-    }
-
-    /** FanoutBench's FORK_JOIN node: fresh per run, as ForkJoinTasks must be. */
-    private static final class Node extends RecursiveAction {
-        private static final long serialVersionUID = 1L;
-        private final int depth;
-
-        Node(int depth) {
-            this.depth = depth;
-        }
-
-        @Override
-        protected void compute() {
-            if (depth > 0) {
-                invokeAll(new Node(depth - 1), new Node(depth - 1));
-            }
         }
     }
 }

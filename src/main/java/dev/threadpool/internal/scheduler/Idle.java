@@ -160,7 +160,7 @@ final class Idle {
         }
         beginSearch(self);
         if (strategy == IdleStrategy.SPIN_THEN_PARK) {
-            long until = self.idleClock + spinBeforeParkNanos; // the span's first read (WorkerLoop.timedIdle)
+            long until = self.idleClock + spinBeforeParkNanos; // the span's first read (beginSpan)
             do {
                 if (spin(self, SPINS_PER_CLOCK_READ)) {
                     return true;
@@ -314,7 +314,22 @@ final class Idle {
 
     // ---- the idle clock (class comment) --------------------------------------------------------------------
 
-    /** The idle span begins at {@code now} (its first clock read, WorkerLoop.timedIdle's). */
+    /**
+     * Begins an idle span (WorkerLoop's and OverflowWorker's loops): its one clock read starts both the busy / idle
+     * accounting and the idle clock. The only place busy / idle time is measured; none per task.
+     */
+    void beginSpan(WorkerThread self) {
+        long now = System.nanoTime();
+        times.beginIdle(self.index, now);
+        startClock(self, now);
+    }
+
+    /** Ends the idle span at {@link #idleEnd}, with no clock read: the end is the hand-off of the work found. */
+    void endSpan(WorkerThread self) {
+        times.endIdle(self.index, idleEnd(self));
+    }
+
+    /** The idle span begins at {@code now} (its first clock read, {@link #beginSpan}'s). */
     static void startClock(WorkerThread self, long now) {
         self.idleClock = now;
         self.looksSinceClock = 0;
@@ -343,8 +358,7 @@ final class Idle {
     /** Reads the clock after a park: the looks before it say nothing of a look's cost. Returns the reading. */
     static long clockAfterPark(WorkerThread self) {
         long now = System.nanoTime();
-        self.idleClock = now;
-        self.looksSinceClock = 0;
+        startClock(self, now);
         return now;
     }
 

@@ -2,7 +2,6 @@ package dev.threadpool.internal.scheduler;
 
 import dev.threadpool.internal.queue.QueueEntry;
 import dev.threadpool.internal.stats.PoolCounters;
-import dev.threadpool.internal.stats.WorkerTimes;
 
 /**
  * LANE_EXTENSION's overflow worker, the life of a thread the {@link Watchdog} spawns when every default-lane
@@ -35,11 +34,10 @@ final class OverflowWorker {
     private final Slots slots;
     private final PoolCounters counters;
     private final Lifecycle lifecycle;
-    private final WorkerTimes times;
     private final Watchdog watchdog;
 
     OverflowWorker(Scheduler scheduler, WorkerLoop loop, Idle idle, ParkingLot parking, Slots slots,
-            PoolCounters counters, Lifecycle lifecycle, WorkerTimes times, Watchdog watchdog) {
+            PoolCounters counters, Lifecycle lifecycle, Watchdog watchdog) {
         this.scheduler = scheduler;
         this.loop = loop;
         this.idle = idle;
@@ -47,7 +45,6 @@ final class OverflowWorker {
         this.slots = slots;
         this.counters = counters;
         this.lifecycle = lifecycle;
-        this.times = times;
         this.watchdog = watchdog;
     }
 
@@ -60,14 +57,12 @@ final class OverflowWorker {
                     loop.runEntry(self, e);
                     continue;
                 }
-                long now = System.nanoTime(); // idle time of an overflow slot, as for a base one (WorkerLoop)
-                times.beginIdle(self.index, now);
-                Idle.startClock(self, now);
+                idle.beginSpan(self); // idle time of an overflow slot, as for a base one (WorkerLoop)
                 boolean more;
                 try {
                     more = idle(self);
                 } finally {
-                    times.endIdle(self.index, Idle.idleEnd(self));
+                    idle.endSpan(self);
                 }
                 if (!more) {
                     return;

@@ -204,12 +204,11 @@ public final class PoolCore {
             Idle idle = new Idle(idleView, parking, slotTable, counters, lifecycle, times, config.idleStrategy(),
                     config.spinBeforePark().toNanos(), config.idleWindow().toNanos(), scratch,
                     config.scratchIdlePurge().toNanos(), timestamps, wakeHist);
-            this.loop = new WorkerLoop(scheduler, table, slotTable, space, ringSpace, counters, idle, times, errors,
+            this.loop = new WorkerLoop(scheduler, table, slotTable, space, ringSpace, counters, idle, errors,
                     config.errorHandler(), watchdog, config.threadNamePrefix(), timestamps, waitHist, execHist,
                     joining);
             this.overflow = watchdog != null
-                    ? new OverflowWorker(scheduler, loop, idle, parking, slotTable, counters, lifecycle, times,
-                            watchdog)
+                    ? new OverflowWorker(scheduler, loop, idle, parking, slotTable, counters, lifecycle, watchdog)
                     : null;
             this.submission = new Submission(lifecycle, counters, table, slotTable, scheduler, space, ringSpace, loop,
                     capacity);

@@ -9,7 +9,6 @@ import dev.threadpool.internal.stats.LogHistogram;
 import dev.threadpool.internal.stats.PoolCounters;
 import dev.threadpool.internal.stats.RecentErrors;
 import dev.threadpool.internal.stats.Timestamps;
-import dev.threadpool.internal.stats.WorkerTimes;
 
 /**
  * The worker run loop: take the next entry, run it, publish its outcome; and every nested run on a worker's
@@ -75,7 +74,6 @@ final class WorkerLoop {
     private final SpaceWaiters ringSpace;
     private final PoolCounters counters;
     private final Idle idle;
-    private final WorkerTimes times;
     private final RecentErrors errors;
     private final TaskErrorHandler errorHandler;
     /** LANE_EXTENSION's watchdog (null elsewhere): told about every task a watched worker runs. */
@@ -91,7 +89,7 @@ final class WorkerLoop {
 
     WorkerLoop(Scheduler scheduler, DescriptorTable table, Slots slots, SpaceWaiters space, SpaceWaiters ringSpace,
             PoolCounters counters,
-            Idle idle, WorkerTimes times, RecentErrors errors, TaskErrorHandler errorHandler, Watchdog watchdog,
+            Idle idle, RecentErrors errors, TaskErrorHandler errorHandler, Watchdog watchdog,
             String poolName, boolean timestamps, LogHistogram waitHist, LogHistogram execHist, Joining joining) {
         this.scheduler = scheduler;
         this.table = table;
@@ -100,7 +98,6 @@ final class WorkerLoop {
         this.ringSpace = ringSpace;
         this.counters = counters;
         this.idle = idle;
-        this.times = times;
         this.errors = errors;
         this.errorHandler = errorHandler;
         this.watchdog = watchdog;
@@ -128,19 +125,13 @@ final class WorkerLoop {
         }
     }
 
-    /**
-     * {@link Idle#idle} as one idle span: the only place busy / idle time is measured (none per task). The span
-     * begins with a clock read and ends at {@link Idle#idleEnd}, with none: the end is the hand-off of the work
-     * the worker found (Idle, "The idle clock").
-     */
+    /** {@link Idle#idle} as one idle span ({@link Idle#beginSpan}; Idle, "The idle clock"). */
     private boolean timedIdle(WorkerThread self) {
-        long now = System.nanoTime();
-        times.beginIdle(self.index, now);
-        Idle.startClock(self, now);
+        idle.beginSpan(self);
         try {
             return idle.idle(self);
         } finally {
-            times.endIdle(self.index, Idle.idleEnd(self));
+            idle.endSpan(self);
         }
     }
 

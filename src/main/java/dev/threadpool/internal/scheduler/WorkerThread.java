@@ -47,7 +47,7 @@ public final class WorkerThread extends Thread {
      * PARK's idle window (Idle; owner-only, plain): whether this worker's last idle spell that got past the spin
      * looks ended within the window (true at start), and its STARTED count when it last opened a window (one
      * opens only after a task). Fields of the worker rather than elements of arrays indexed by worker, which put
-     * every worker's writes on one line (PERFORMANCE_TRACKING entry 63).
+     * every worker's writes on one line (PERFORMANCE_TRACKING entry 64).
      */
     boolean shortSpell = true;
     long startedAtWindow;

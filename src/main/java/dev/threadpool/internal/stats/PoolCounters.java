@@ -136,16 +136,15 @@ public final class PoolCounters {
      */
     public boolean tryAccept(long n) {
         final MemorySegment s = seg;
-        final long offset = Layout.SUBMITTED_OFFSET;
         for (;;) {
-            long v = Mem.getLongVolatile(s, offset);
+            long v = Mem.getLongVolatile(s, Layout.SUBMITTED_OFFSET);
             if ((v & CLOSED_BIT) != 0) {
                 return false;
             }
             // CAS (volatile): the acceptance point, totally ordered with shutdown's getAndOr of CLOSED_BIT on
             // the same word: every task is either counted in the value shutdown saw, or sees the bit and is
             // rejected.
-            if (Mem.casLong(s, offset, v, v + n)) {
+            if (Mem.casLong(s, Layout.SUBMITTED_OFFSET, v, v + n)) {
                 return true;
             }
         }
