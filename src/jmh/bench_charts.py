@@ -33,12 +33,13 @@ REFERENCE = "FJP"
 TPE_PEERS = ("TPE_LBQ", "TPE_ABQ")
 PREFERRED_ORDER = ["GLOBAL_QUEUE", "WORK_STEALING", "LANE_EXTENSION",
                    "GLOBAL_QUEUE_SPIN", "WORK_STEALING_SPIN", "LANE_EXTENSION_SPIN",
-                   "FJP", "TPE_LBQ", "TPE_ABQ", "DISRUPTOR_BUSY", "DISRUPTOR_BLOCKING"]
+                   "FJP", "TPE_LBQ", "TPE_ABQ", "DISRUPTOR_BUSY", "DISRUPTOR_BUSY_MULTI",
+                   "DISRUPTOR_BLOCKING"]
 COLORS = {
     "GLOBAL_QUEUE": "#1f77b4", "WORK_STEALING": "#2ca02c", "LANE_EXTENSION": "#9467bd",
     "GLOBAL_QUEUE_SPIN": "#6baed6", "WORK_STEALING_SPIN": "#98df8a", "LANE_EXTENSION_SPIN": "#c5b0d5",
     "FJP": "#d62728", "TPE_LBQ": "#ff7f0e", "TPE_ABQ": "#bcbd22",
-    "DISRUPTOR_BUSY": "#7f7f7f", "DISRUPTOR_BLOCKING": "#b0b0b0",
+    "DISRUPTOR_BUSY": "#7f7f7f", "DISRUPTOR_BUSY_MULTI": "#525252", "DISRUPTOR_BLOCKING": "#b0b0b0",
 }
 FALLBACK_COLORS = ["#17becf", "#e377c2", "#8c564b", "#aec7e8", "#ffbb78"]
 
@@ -305,6 +306,8 @@ def target_table(results, latency):
     # ping_pong (issue 15): PARK pools against FJP at p50 and p99, _SPIN pools against the Disruptor BusySpin at p99
     pp_fjp = latency.get(("ping_pong", "FJP"))
     pp_busy = latency.get(("ping_pong", "DISRUPTOR_BUSY"))
+    # the multi-producer Disruptor: what a submit from any thread is; shown beside the target, not a target itself
+    pp_multi = latency.get(("ping_pong", "DISRUPTOR_BUSY_MULTI"))
     for (bench, pool), lat in sorted(latency.items(), key=lambda kv: PREFERRED_ORDER.index(kv[0][1])
                                      if kv[0][1] in PREFERRED_ORDER else 99):
         if bench != "ping_pong" or not is_ours(pool):
@@ -313,6 +316,9 @@ def target_table(results, latency):
             if pp_busy and lat["p99"] > 0:
                 row("ping_pong p99 no higher than DISRUPTOR_BUSY (its p99 / ours)", pool,
                     pp_busy["p99"] / lat["p99"], 1.0)
+            if pp_multi and lat["p99"] > 0:
+                row("(reference) ping_pong p99 against DISRUPTOR_BUSY_MULTI (its p99 / ours)", pool,
+                    pp_multi["p99"] / lat["p99"], 1.0)
         elif pp_fjp:
             for pct in ("p50", "p99"):
                 if lat[pct] > 0:

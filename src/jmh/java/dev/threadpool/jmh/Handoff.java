@@ -26,7 +26,9 @@ import org.HdrHistogram.Histogram;
  * cores: PERFORMANCE_TRACKING 61) fall on every side alike. Not a JMH benchmark: a main.
  * <ul>
  *   <li>{@code DISRUPTOR}: a Disruptor ring of 1024 with one {@code BusySpinWaitStrategy} consumer, as
- *       LatencyBench's {@code DISRUPTOR_BUSY}.</li>
+ *       LatencyBench's {@code DISRUPTOR_BUSY} (single producer).</li>
+ *   <li>{@code DISRUPTOR_MULTI}: the same with {@code ProducerType.MULTI}, what a submit from any thread needs
+ *       (LatencyBench's {@code DISRUPTOR_BUSY_MULTI}).</li>
  *   <li>{@code RING}: one carrying {@link BoundedRing} of 1024 cells and one thread spinning on
  *       {@code hasReadyEntry} and popping with {@code popManyCarried}: the pool's queue with nothing of the pool
  *       around it, the floor its BUSY_SPIN hand-off could reach.</li>
@@ -37,6 +39,9 @@ import org.HdrHistogram.Histogram;
  * differences of its p50 and p99 from {@code RING}'s in the same block (sorted): what the pool's layers add.
  *
  * <pre>java -cp ... dev.threadpool.jmh.Handoff [blocks=7] [sides=DISRUPTOR,RING,GLOBAL_QUEUE] [threads=1]</pre>
+ * With {@code -Dhandoff.who=true} each pool block also prints its workers' STARTED counts (which worker caught
+ * the probes). Every side runs in one JVM, so the pool's calls into its scheduler see several classes: compare a
+ * variant's own code across builds with JMH (LatencyBench), not here.
  */
 public final class Handoff {
     private static final int PROBES = 200_000;
@@ -117,7 +122,8 @@ public final class Handoff {
 
     private static Side open(String name, int threads) {
         return switch (name) {
-            case "DISRUPTOR" -> disruptor();
+            case "DISRUPTOR" -> disruptor(ProducerType.SINGLE);
+            case "DISRUPTOR_MULTI" -> disruptor(ProducerType.MULTI);
             case "RING" -> ring();
             default -> pool(SchedulerVariant.valueOf(name), threads);
         };
@@ -127,12 +133,12 @@ public final class Handoff {
         Runnable task;
     }
 
-    private static Side disruptor() {
+    private static Side disruptor(ProducerType producers) {
         Disruptor<Slot> d = new Disruptor<>(Slot::new, RING_SIZE, r -> {
             Thread t = new Thread(r, "handoff-disruptor");
             t.setDaemon(true);
             return t;
-        }, ProducerType.SINGLE, new BusySpinWaitStrategy());
+        }, producers, new BusySpinWaitStrategy());
         d.handleEventsWith((EventHandler<Slot>) (slot, seq, endOfBatch) -> {
             Runnable t = slot.task;
             slot.task = null;
@@ -195,6 +201,13 @@ public final class Handoff {
             }
 
             @Override public void close() {
+                if (Boolean.getBoolean("handoff.who")) {
+                    StringBuilder sb = new StringBuilder(variant + " started:");
+                    for (dev.threadpool.WorkerStats w : p.statsSnapshot().workers()) {
+                        sb.append(' ').append(w.started());
+                    }
+                    System.out.println(sb);
+                }
                 p.close();
             }
         };
