@@ -24,7 +24,8 @@ import org.openjdk.jmh.infra.Blackhole;
 
 /**
  * {@code burst_bounded}: {@code producers} threads together submit a burst of {@link #TASKS} short tasks
- * through a small bounded queue ({@link #QUEUE} slots), so they spend most of the burst waiting for space: the
+ * through a small bounded queue ({@code queue} slots, {@link #QUEUE} by default), so they spend most of the burst
+ * waiting for space: the
  * back-pressure path (our {@code submit} waiting while full, with its space waiters) is what is measured.
  * Score: tasks per second; {@code gc.alloc.rate.norm} is bytes per task.
  *
@@ -50,6 +51,13 @@ import org.openjdk.jmh.infra.Blackhole;
 public class BurstBench {
     static final int TASKS = 20_000;
     static final int QUEUE = 256;
+    /**
+     * The bound of every bounded pool here (ours and the TPEs). The default, {@link #QUEUE}, is the workload; a
+     * bound of at least {@link #TASKS} is the same burst with no back-pressure (nobody ever waits for space), the
+     * like-for-like peer of FJP's unbounded queue (PERFORMANCE_TRACKING 66).
+     */
+    @Param({"256"})
+    public int queue;
     /** Blackhole.consumeCPU tokens per task: a few hundred nanoseconds, so workers are the bottleneck. */
     static final long WORK_TOKENS = 50;
     static final long TIMEOUT_SECONDS = 60;
@@ -84,8 +92,11 @@ public class BurstBench {
         if (producers < 1 || TASKS % producers != 0) {
             throw new IllegalArgumentException("producers must be >= 1 and divide " + TASKS + ", got " + producers);
         }
-        ours = Pools.ours(pool, n, QUEUE);
-        jdk = ours == null ? Pools.jdkBounded(pool, n, QUEUE) : null;
+        if (queue < 2 || Integer.bitCount(queue) != 1) {
+            throw new IllegalArgumentException("queue must be a power of two >= 2, got " + queue);
+        }
+        ours = Pools.ours(pool, n, queue);
+        jdk = ours == null ? Pools.jdkBounded(pool, n, queue) : null;
         if (ours == null && jdk == null) {
             throw new IllegalArgumentException("pool=" + pool + " is not a pool this benchmark knows");
         }
