@@ -2,6 +2,7 @@ package dev.threadpool.jcstress;
 
 import dev.threadpool.internal.memory.PoolMemory;
 import dev.threadpool.internal.queue.BoundedRing;
+import dev.threadpool.internal.queue.CarriedRings;
 import dev.threadpool.internal.queue.QueueEntry;
 import dev.threadpool.internal.stats.PoolCounters;
 import org.openjdk.jcstress.annotations.Actor;
@@ -20,7 +21,11 @@ import org.openjdk.jcstress.infra.results.JJ_Result;
  * in it must run or be cancelled), so it must hold exactly the tasks whose submit went on. A task with a
  * descriptor is accepted on {@link PoolCounters}' SUBMITTED word; a carried task by its push into the carried
  * {@link BoundedRing}, whose tail is its counter ({@code BoundedRing}, "Closing to pushes"). The lifecycle closes
- * the word, then the ring ({@code counters.closeAdmission() + scheduler.closeCarried()}), as here.
+ * the word, then the ring ({@code counters.closeAdmission() + scheduler.closeCarried()}), as here. A pool's
+ * carried rings are striped ({@link CarriedRings}): the close closes each stripe in index order and sums their
+ * counts, and a push goes on past a full or closed stripe to the next, where that stripe's close counts it
+ * ({@code CarriedRings}, "Admission"); the last two tests race pushes in different stripes, and one that
+ * overflows from a full stripe into the next, against it.
  */
 public final class AdmissionTest {
     private AdmissionTest() {}
@@ -154,5 +159,88 @@ public final class AdmissionTest {
             r.r1 = a + b;
             r.r2 = counted;
         }
+    }
+
+    @JCStressTest
+    @Description("Two carried pushes, from home stripe 0 and then from home stripe 1 (CarriedRings of 2 stripes of 2"
+            + " cells), against the close of every stripe (stripe 0, then 1). Two actors, so that it runs on two CPUs."
+            + " r1, r2: the pushes (1 accepted), r3: the count the close returned, r4: the tasks left in the stripes.")
+    @Outcome(id = {"0, 0, 0, 0", "1, 0, 1, 1", "0, 1, 1, 1", "1, 1, 2, 2"}, expect = Expect.ACCEPTABLE,
+            desc = "the close counted exactly the pushes that went in, in whichever stripe")
+    @Outcome(expect = Expect.FORBIDDEN, desc = "a push accepted and not counted, or counted and refused")
+    @State
+    public static class StripedPushesVsClose {
+        final CarriedRings rings = new CarriedRings(PoolMemory.createGcManaged(), 4, 2);
+        int a;
+        int b;
+        long counted;
+
+        @Actor
+        public void submitter() {
+            a = rings.tryPushFrom(0, "a", null) ? 1 : 0; // stripe 0 closed: on to stripe 1, if still open
+            b = rings.tryPushFrom(1, "b", null) ? 1 : 0;
+        }
+
+        @Actor public void shutdown() { counted = rings.close(); }
+
+        @Arbiter
+        public void arbiter(IIII_Result r) {
+            r.r1 = a;
+            r.r2 = b;
+            r.r3 = (int) counted;
+            r.r4 = drain(rings);
+        }
+    }
+
+    @JCStressTest
+    @Description("A carried push whose home stripe is full overflows into the other stripe while the close runs"
+            + " (stripe 0 first, then 1). r1: the push (1 accepted), r2: whether a refused push saw the rings"
+            + " closed, r3: the count the close returned, r4: the tasks left in the stripes.")
+    @Outcome(id = "1, 0, 3, 3", expect = Expect.ACCEPTABLE,
+            desc = "overflowed into stripe 1 before its close: counted there")
+    @Outcome(id = "0, 1, 2, 2", expect = Expect.ACCEPTABLE,
+            desc = "stripe 1 already closed: refused, the two old tasks counted, and the submitter knows why")
+    @Outcome(expect = Expect.FORBIDDEN, desc = "accepted and not counted, counted and refused, or refused as full"
+            + " with room in stripe 1")
+    @State
+    public static class OverflowVsClose {
+        final CarriedRings rings = new CarriedRings(PoolMemory.createGcManaged(), 4, 2);
+        int pushed;
+        int sawClosed;
+        long counted;
+
+        {
+            rings.tryPushFrom(0, "old-0", null); // stripe 0 is full: a push from home 0 overflows into stripe 1
+            rings.tryPushFrom(0, "old-1", null);
+        }
+
+        @Actor
+        public void submitter() {
+            if (rings.tryPushFrom(0, "new", null)) {
+                pushed = 1;
+            } else {
+                sawClosed = rings.closed() ? 1 : 0;
+            }
+        }
+
+        @Actor public void shutdown() { counted = rings.close(); }
+
+        @Arbiter
+        public void arbiter(IIII_Result r) {
+            r.r1 = pushed;
+            r.r2 = sawClosed;
+            r.r3 = (int) counted;
+            r.r4 = drain(rings);
+        }
+    }
+
+    /** The tasks still in any stripe: what a drain would run. */
+    static int drain(CarriedRings rings) {
+        Object[] taken = new Object[2];
+        int n = 0;
+        while (rings.tryPop(taken) == QueueEntry.CARRIED) {
+            n++;
+        }
+        return n;
     }
 }

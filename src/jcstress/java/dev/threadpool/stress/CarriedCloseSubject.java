@@ -1,8 +1,7 @@
 package dev.threadpool.stress;
 
 import dev.threadpool.internal.memory.PoolMemory;
-import dev.threadpool.internal.queue.BoundedRing;
-import dev.threadpool.internal.queue.QueueEntry;
+import dev.threadpool.internal.queue.CarriedRings;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ThreadLocalRandom;
@@ -11,27 +10,31 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * Carried admission against its close ({@code BoundedRing.closeToPushes}, the shutdown's close of carried
- * admission): producers push every item as a carried task into the current ring of 64 cells while a closer closes
- * it at random moments and installs a fresh one. A producer whose push is refused with {@code closedToPushes}
- * pushes the same item into the next ring. Consumers pop every ring. So an item comes out once only if every push
- * either got in and was counted by the close, or was refused and got in nowhere: a push accepted after the close
- * (and also re-pushed) shows up as a duplicate, a push counted but refused as a lost item; and each ring's close
- * count must equal what was popped from it.
+ * Carried admission against its close ({@code CarriedRings.close}, the shutdown's close of carried admission, one
+ * {@code BoundedRing.closeToPushes} per stripe): producers push every item as a carried task into the current
+ * rings (64 cells in {@link #STRIPES} stripes, each producer from its own thread's home stripe, overflowing into
+ * the others when it is full) while a closer closes them at random moments and installs fresh ones. A producer
+ * whose push is refused with {@code closed} pushes the same item into the next rings. Consumers pop every round's
+ * rings from their own home stripe on. So an item comes out once only if every push either got in and was counted
+ * by the close, or was refused and got in nowhere: a push accepted after its stripe's close (and also re-pushed)
+ * shows up as a duplicate, a push counted but refused as a lost item; and each round's close count must equal
+ * what was popped from it.
  */
 final class CarriedCloseSubject implements StressSubject {
     private static final int CELLS = 64;
+    /** Stripes of 16 cells: producers meet full stripes and overflow, and a close lands between two stripes. */
+    private static final int STRIPES = 4;
     /** Producers done and nothing popped for this long: the rest is lost (a stray push), fail instead of hanging. */
     private static final long STALL_NANOS = 5_000_000_000L;
 
-    /** One ring's life: open, then closed with the count of its pushes, then drained. */
+    /** One round's rings: open, then closed with the count of their pushes, then drained. */
     private static final class Round {
-        final BoundedRing ring;
+        final CarriedRings rings;
         final AtomicLong popped = new AtomicLong();
         volatile long closedCount = -1;
 
         Round(PoolMemory mem) {
-            this.ring = new BoundedRing(mem, "stress carried-close ring", CELLS, true);
+            this.rings = new CarriedRings(mem, CELLS, STRIPES);
         }
 
         boolean drained() {
@@ -68,13 +71,13 @@ final class CarriedCloseSubject implements StressSubject {
                         Long group = -v;
                         for (;;) {
                             Round r = current.get();
-                            if (r.ring.tryPushCarried(task, group)) {
+                            if (r.rings.tryPush(task, group)) {
                                 break;
                             }
-                            if (r.ring.closedToPushes()) {
+                            if (r.rings.closed()) {
                                 refused.incrementAndGet();
                                 while (current.get() == r) {
-                                    Thread.onSpinWait(); // the closer installs the next ring right after its close
+                                    Thread.onSpinWait(); // the closer installs the next rings right after its close
                                 }
                             } else {
                                 Thread.onSpinWait(); // full
@@ -85,6 +88,7 @@ final class CarriedCloseSubject implements StressSubject {
                 }, "producer-" + p);
             }
             for (int c = 0; c < consumers; c++) {
+                final int home = c; // the consumer pops as worker c would: its home stripe first
                 ts[producers + c] = new Thread(() -> {
                     Object[] taken = new Object[2];
                     int from = 0; // rings before it are drained (they stay so: closed, every push counted out)
@@ -99,7 +103,7 @@ final class CarriedCloseSubject implements StressSubject {
                                 }
                                 continue;
                             }
-                            if (r.ring.tryPop(taken) == QueueEntry.CARRIED) {
+                            if (r.rings.popManyFor(home, taken, 0, 1) == 1) {
                                 long v = (Long) taken[0];
                                 if ((Long) taken[1] != -v) {
                                     torn.incrementAndGet();
@@ -133,11 +137,11 @@ final class CarriedCloseSubject implements StressSubject {
                     Round r = current.get();
                     Round fresh = new Round(mem);
                     rounds.add(fresh); // visible to consumers before any producer can push into it
-                    r.closedCount = r.ring.closeToPushes();
+                    r.closedCount = r.rings.close();
                     current.set(fresh);
                 }
                 Round last = current.get();
-                last.closedCount = last.ring.closeToPushes(); // every item is out: counts the last ring too
+                last.closedCount = last.rings.close(); // every item is out: counts the last round too
             }, "closer");
             for (Thread t : ts) t.start();
             for (Thread t : ts) t.join();
@@ -151,12 +155,12 @@ final class CarriedCloseSubject implements StressSubject {
             }
             for (Round r : rounds) {
                 if (r.closedCount != r.popped.get()) {
-                    throw new IllegalStateException("a ring's close counted " + r.closedCount + " pushes, "
+                    throw new IllegalStateException("a round's close counted " + r.closedCount + " pushes, "
                             + r.popped.get() + " came out");
                 }
                 counted += r.closedCount;
             }
-            return "producers " + producers + "  consumers " + consumers + "  rings " + rounds.size()
+            return "producers " + producers + "  consumers " + consumers + "  rounds " + rounds.size()
                     + "  refused pushes " + refused.get() + "  counted " + counted;
         }
     }

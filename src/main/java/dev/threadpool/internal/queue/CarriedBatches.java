@@ -117,6 +117,19 @@ public final class CarriedBatches {
      * @throws IllegalArgumentException if {@code max} is not in [1, MAX_BATCH]
      */
     public int refill(int w, BoundedRing ring, Object[] taken, int max) {
+        return refill(w, ring, null, taken, max);
+    }
+
+    /**
+     * {@link #refill(int, BoundedRing, Object[], int)} from a pool's striped carried rings: the claim comes from
+     * worker {@code w}'s home stripe, else from the others in turn ({@link CarriedRings#popManyFor}).
+     */
+    public int refill(int w, CarriedRings rings, Object[] taken, int max) {
+        return refill(w, null, rings, taken, max);
+    }
+
+    /** The refill from {@code ring}, or where it is null from {@code rings}. */
+    private int refill(int w, BoundedRing ring, CarriedRings rings, Object[] taken, int max) {
         if (max < 1 || max > MAX_BATCH) {
             throw new IllegalArgumentException("max must be in [1, " + MAX_BATCH + "], got " + max);
         }
@@ -135,7 +148,7 @@ public final class CarriedBatches {
         }
         int oldEnd = end(s);
         final int first = Layout.refsFirst(w);
-        int n = ring.popManyCarried(refs, first, max);
+        int n = ring != null ? ring.popManyCarried(refs, first, max) : rings.popManyFor(w, refs, first, max);
         for (int i = Math.max(n, 1); i < oldEnd; i++) { // the previous batch's references left past the new one
             refs[first + 2 * i] = null;
             refs[first + 2 * i + 1] = null;

@@ -6,6 +6,7 @@ import dev.threadpool.WaitGroup;
 import dev.threadpool.internal.memory.PoolMemory;
 import dev.threadpool.internal.queue.BoundedRing;
 import dev.threadpool.internal.queue.CarriedBatches;
+import dev.threadpool.internal.queue.CarriedRings;
 import dev.threadpool.internal.queue.QueueEntry;
 import dev.threadpool.internal.stats.PoolCounters;
 import dev.threadpool.internal.stats.QueueDepthGauge;
@@ -49,7 +50,7 @@ import dev.threadpool.internal.stats.QueueDepthGauge;
 final class GlobalQueueScheduler implements Scheduler {
     private final BoundedRing inject;
     /** Detached tasks from outside the pool, carried by their cells; null with TimestampMode.FULL. */
-    private final BoundedRing carried;
+    private final CarriedRings carried;
     /** Each worker's claimed carried tasks, stealable; null when {@code carried} is. */
     private final CarriedBatches batches;
     private final ParkingLot parking;
@@ -61,7 +62,7 @@ final class GlobalQueueScheduler implements Scheduler {
     GlobalQueueScheduler(PoolMemory memory, PoolConfig config, BoundedRing inject, ParkingLot parking,
             QueueDepthGauge gauge, PoolCounters counters) {
         this.inject = inject;
-        this.carried = Scheduler.carriedRing(memory, config, inject.capacity());
+        this.carried = Scheduler.carriedRings(memory, config, inject.capacity());
         this.batches = carried == null ? null : new CarriedBatches(memory, config.workerSlots());
         this.parking = parking;
         this.gauge = gauge;
@@ -79,8 +80,9 @@ final class GlobalQueueScheduler implements Scheduler {
         if (carried == null) {
             throw new UnsupportedOperationException("TimestampMode.FULL: every task takes a descriptor");
         }
-        // seq_cst CAS on tail: the acceptance (BoundedRing, "Closing to pushes") and step a of the handshake
-        return carried.tryPushCarried(task, group);
+        // seq_cst CAS on the tail of the stripe that takes it (CarriedRings, "Where a push goes"): the acceptance
+        // (BoundedRing, "Closing to pushes") and step a of the handshake
+        return carried.tryPush(task, group);
     }
 
     @Override
@@ -89,7 +91,7 @@ final class GlobalQueueScheduler implements Scheduler {
     }
 
     @Override
-    public BoundedRing carried() {
+    public CarriedRings carried() {
         return carried;
     }
 

@@ -4,7 +4,7 @@ import dev.threadpool.Lane;
 import dev.threadpool.PoolConfig;
 import dev.threadpool.WaitGroup;
 import dev.threadpool.internal.memory.PoolMemory;
-import dev.threadpool.internal.queue.BoundedRing;
+import dev.threadpool.internal.queue.CarriedRings;
 import dev.threadpool.internal.stats.PoolCounters;
 
 /**
@@ -96,7 +96,7 @@ final class JoinAwareScheduler implements Scheduler {
     }
 
     @Override
-    public BoundedRing carried() {
+    public CarriedRings carried() {
         return topology.carried();
     }
 

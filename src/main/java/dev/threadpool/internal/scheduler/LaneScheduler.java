@@ -5,6 +5,7 @@ import dev.threadpool.PoolConfig;
 import dev.threadpool.WaitGroup;
 import dev.threadpool.internal.memory.PoolMemory;
 import dev.threadpool.internal.queue.BoundedRing;
+import dev.threadpool.internal.queue.CarriedRings;
 import dev.threadpool.internal.queue.QueueEntry;
 import dev.threadpool.internal.stats.PoolCounters;
 import dev.threadpool.internal.stats.QueueDepthGauge;
@@ -114,7 +115,7 @@ final class LaneScheduler implements Scheduler {
     }
 
     @Override
-    public BoundedRing carried() {
+    public CarriedRings carried() {
         return defaults.carried();
     }
 

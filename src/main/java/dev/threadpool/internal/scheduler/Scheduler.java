@@ -7,6 +7,7 @@ import dev.threadpool.TimestampMode;
 import dev.threadpool.WaitGroup;
 import dev.threadpool.internal.memory.PoolMemory;
 import dev.threadpool.internal.queue.BoundedRing;
+import dev.threadpool.internal.queue.CarriedRings;
 import dev.threadpool.internal.queue.QueueEntry;
 import dev.threadpool.internal.stats.PoolCounters;
 import dev.threadpool.internal.stats.QueueDepthGauge;
@@ -139,12 +140,14 @@ interface Scheduler {
     // cannot follow), except with TimestampMode.FULL, whose stamps live in descriptors.
 
     /**
-     * The carried-task ring of a topology of {@code config} ({@code capacity} cells), or null when tasks are not
-     * carried: TimestampMode.FULL keeps every task on a descriptor, where its stamps live.
+     * The carried-task rings of a topology of {@code config} ({@code capacity} cells in all, striped by
+     * {@link CarriedRings#stripesFor} over its {@code maxThreads}), or null when tasks are not carried:
+     * TimestampMode.FULL keeps every task on a descriptor, where its stamps live.
      */
-    static BoundedRing carriedRing(PoolMemory memory, PoolConfig config, int capacity) {
+    static CarriedRings carriedRings(PoolMemory memory, PoolConfig config, int capacity) {
         boolean stamps = Timestamps.COMPILED && config.timestampMode() == TimestampMode.FULL;
-        return stamps ? null : new BoundedRing(memory, "carried-task ring", capacity, true);
+        return stamps ? null
+                : new CarriedRings(memory, capacity, CarriedRings.stripesFor(config.maxThreads(), capacity));
     }
 
     /** Whether {@link #tryEnqueueCarried} works: the topology's ring carries tasks. */
@@ -162,32 +165,33 @@ interface Scheduler {
     }
 
     /**
-     * The ring that carries tasks, whose tail is also their admission word (BoundedRing, "Closing to pushes"); null
-     * where nothing is carried. For the three cold calls below, which every topology answers from it.
+     * The rings that carry tasks, whose tails are also their admission words (BoundedRing, "Closing to pushes";
+     * CarriedRings, "Admission"); null where nothing is carried. For the three cold calls below, which every
+     * topology answers from them.
      */
-    default BoundedRing carried() {
+    default CarriedRings carried() {
         return null;
     }
 
     /** Whether {@link #closeCarried} has run: a carried push that returned false was refused, not full. */
     default boolean carriedClosed() {
-        BoundedRing r = carried();
-        return r != null && r.closedToPushes();
+        CarriedRings r = carried();
+        return r != null && r.closed();
     }
 
     /**
-     * Shutdown's close of carried admission (BoundedRing.closeToPushes): returns the carried tasks ever accepted,
+     * Shutdown's close of carried admission (CarriedRings.close): returns the carried tasks ever accepted,
      * stable from now on; 0 where nothing is carried.
      */
     default long closeCarried() {
-        BoundedRing r = carried();
-        return r == null ? 0 : r.closeToPushes();
+        CarriedRings r = carried();
+        return r == null ? 0 : r.close();
     }
 
-    /** Carried tasks accepted so far (BoundedRing.pushesClaimed, an acquire load); 0 where nothing is carried. */
+    /** Carried tasks accepted so far (CarriedRings.accepted, acquire loads); 0 where nothing is carried. */
     default long carriedAccepted() {
-        BoundedRing r = carried();
-        return r == null ? 0 : r.pushesClaimed();
+        CarriedRings r = carried();
+        return r == null ? 0 : r.accepted();
     }
 
     /**

@@ -6,6 +6,7 @@ import dev.threadpool.WaitGroup;
 import dev.threadpool.internal.memory.PoolMemory;
 import dev.threadpool.internal.queue.BoundedRing;
 import dev.threadpool.internal.queue.CarriedBatches;
+import dev.threadpool.internal.queue.CarriedRings;
 import dev.threadpool.internal.queue.LifoSlot;
 import dev.threadpool.internal.queue.QueueEntry;
 import dev.threadpool.internal.stats.PoolCounters;
@@ -78,7 +79,7 @@ final class WorkStealingScheduler implements Scheduler {
     static final int INJECT_POLL_INTERVAL = 61;
     private final BoundedRing inject;
     /** Detached tasks from outside the pool, carried by their cells; null with TimestampMode.FULL. */
-    private final BoundedRing carried;
+    private final CarriedRings carried;
     /** Each worker's claimed carried tasks, stealable (CarriedBatches); null when {@code carried} is. */
     private final CarriedBatches batches;
     private final ParkingLot parking;
@@ -103,7 +104,7 @@ final class WorkStealingScheduler implements Scheduler {
             PoolCounters counters, SubmitterRegistry submitters, QueueDepthGauge gauge, RecentErrors errors,
             boolean withSubmitterQueues) {
         this.inject = inject;
-        this.carried = Scheduler.carriedRing(memory, config, inject.capacity());
+        this.carried = Scheduler.carriedRings(memory, config, inject.capacity());
         this.parking = parking;
         this.gauge = gauge;
         this.submitterQueues = new SubmitterQueues(memory, submitters, withSubmitterQueues,
@@ -172,9 +173,10 @@ final class WorkStealingScheduler implements Scheduler {
         if (carried == null) {
             throw new UnsupportedOperationException("TimestampMode.FULL: every task takes a descriptor");
         }
-        // seq_cst CAS on tail: the acceptance (BoundedRing, "Closing to pushes") and step a of the handshake
+        // seq_cst CAS on the tail of the stripe that takes it (CarriedRings, "Where a push goes"): the acceptance
+        // (BoundedRing, "Closing to pushes") and step a of the handshake
         // (signalCarried)
-        return carried.tryPushCarried(task, group);
+        return carried.tryPush(task, group);
     }
 
     @Override
@@ -183,7 +185,7 @@ final class WorkStealingScheduler implements Scheduler {
     }
 
     @Override
-    public BoundedRing carried() {
+    public CarriedRings carried() {
         return carried;
     }
 
