@@ -281,7 +281,8 @@ def target_table(results, latency):
     lines = ["| target | ours | measured | met |", "|---|---|---:|:---:|"]
 
     def row(label, pool, value, goal):
-        ok = "yes" if value is not None and value >= goal else "**no**"
+        # goal None: a reference row, shown beside a target and judged by nobody
+        ok = "(reference)" if goal is None else "yes" if value is not None and value >= goal else "**no**"
         shown = f"{value:.2f}x" if value is not None else "n/a"
         lines.append(f"| {label} | `{pool}` | {shown} | {ok} |")
 
@@ -318,7 +319,7 @@ def target_table(results, latency):
                     pp_busy["p99"] / lat["p99"], 1.0)
             if pp_multi and lat["p99"] > 0:
                 row("(reference) ping_pong p99 against DISRUPTOR_BUSY_MULTI (its p99 / ours)", pool,
-                    pp_multi["p99"] / lat["p99"], 1.0)
+                    pp_multi["p99"] / lat["p99"], None)
         elif pp_fjp:
             for pct in ("p50", "p99"):
                 if lat[pct] > 0:

@@ -57,15 +57,16 @@ public final class CarriedRings {
      */
     public static final int MIN_STRIPE_CAPACITY = 64;
 
-    private final BoundedRing[] rings;
-    private final int mask;
-    private final int capacity;
     /**
      * Where the rotation lives in {@link #rotation}: a {@link CacheLine#PAD} past the array's header and a PAD
      * before its end, so the line every push reads is written only by a push that overflowed, and nothing the
      * collector places beside the array shares it (native-notes/FFM.md, "The Java heap needs the same care").
      */
     private static final int ROTATION_AT = CacheLine.PAD / Integer.BYTES;
+
+    private final BoundedRing[] rings;
+    private final int mask;
+    private final int capacity;
     /**
      * Element {@link #ROTATION_AT}: added to every thread's home stripe ("Where a push goes"). Plain, racy by
      * design: a hint. A lost or stale update costs one more overflowing push, never a task.
@@ -163,7 +164,7 @@ public final class CarriedRings {
      */
     public int popManyFor(int w, Object[] dst, int dstOff, int max) {
         final BoundedRing[] rs = rings;
-        final int home = w & mask;
+        final int home = homeOfWorker(w);
         for (int k = 0; k < rs.length; k++) {
             int n = rs[(home + k) & mask].popManyCarried(dst, dstOff, max);
             if (n != 0) {

@@ -174,8 +174,7 @@ final class WorkStealingScheduler implements Scheduler {
             throw new UnsupportedOperationException("TimestampMode.FULL: every task takes a descriptor");
         }
         // seq_cst CAS on the tail of the stripe that takes it (CarriedRings, "Where a push goes"): the acceptance
-        // (BoundedRing, "Closing to pushes") and step a of the handshake
-        // (signalCarried)
+        // (BoundedRing, "Closing to pushes") and step a of the handshake (signalCarried)
         return carried.tryPush(task, group);
     }
 
