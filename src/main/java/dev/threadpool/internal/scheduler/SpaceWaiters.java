@@ -26,6 +26,16 @@ import java.util.function.BooleanSupplier;
  * waiters (the 65th polls), and a signal spent on a waiter that then lost the race for the space.
  *
  * <p>Signalling costs the signaller one volatile load of a line that is written only while somebody waits.
+ *
+ * <h2>Yield before park</h2>
+ * Before it registers, a waiter yields its CPU up to {@link #YIELDS_BEFORE_PARK} times, re-checking after
+ * each yield. The room it waits for is made by the pool's workers, and where runnable threads outnumber CPUs
+ * (two producers and two workers on two CPUs in {@code burst_bounded}) a yield hands this CPU to one of them
+ * at once, while a park hands it over only until the signal, and then the waiter needs a CPU back, a wake and
+ * a reschedule, about as long as the workers take to drain the half ring a waiter is woken for
+ * (PERFORMANCE_TRACKING 39, 43, 67). With a CPU to spare, each yield returns at once and the phase is a short
+ * poll, bounded by the count, before the park. The phase registers nothing, so it cannot lose a wake: the
+ * handshake below begins only with the park phase.
  */
 public final class SpaceWaiters {
 
@@ -56,6 +66,12 @@ public final class SpaceWaiters {
      */
     static final long PARK_CAP_NANOS = 1_000_000L;
 
+    /**
+     * Yields before a waiter registers and parks (class comment, "Yield before park"). 16: 16, 64 and 256 moved
+     * {@code burst_bounded} alike (PERFORMANCE_TRACKING 67), and with a CPU to spare the fewest burn the least.
+     */
+    static final int YIELDS_BEFORE_PARK = 16;
+
     private final MemorySegment seg;
     /** The block's address for {@link #hasWaitersOnWorker} ({@link Mem#RAW}), else 0. */
     private final long base;
@@ -72,6 +88,15 @@ public final class SpaceWaiters {
      * {@code ready} held; the caller then retries its operation (which may fail again and wait again).
      */
     public boolean await(BooleanSupplier ready, BooleanSupplier abort, long deadline) {
+        for (int y = 0; y < YIELDS_BEFORE_PARK; y++) { // the yield phase: registers nothing (class comment)
+            if (ready.getAsBoolean()) {
+                return true;
+            }
+            if (abort.getAsBoolean() || (deadline != Long.MAX_VALUE && deadline - System.nanoTime() <= 0)) {
+                return false;
+            }
+            Thread.yield();
+        }
         int k = register();
         try {
             for (;;) {

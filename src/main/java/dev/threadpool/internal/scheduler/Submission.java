@@ -224,8 +224,10 @@ final class Submission {
      * the waiter saw more than half the ring queued after registering, so the pop of the last of those entries
      * comes after its registration in the total order (each pop's head CAS does), and that pop reads the
      * waiter's bit; the pop that finds the ring at most half full signals. While other submitters keep the
-     * ring above half, the waiter polls ({@code PARK_CAP_NANOS}): they are the ones making progress. Spinning
-     * instead took a CPU from the very workers that make the room (three threads on two CPUs). The waiters
+     * ring above half, the waiter polls ({@code PARK_CAP_NANOS}): they are the ones making progress. Before it
+     * registers, the waiter yields its CPU a bounded number of times, looking at the low-water mark after each
+     * yield ({@code SpaceWaiters}, "Yield before park"): the yield gives the CPU to the workers that make the
+     * room, where spinning took it from them (three threads on two CPUs). The waiters
      * have their own {@link SpaceWaiters}: in the shared one, a carried waiter sent every worker's descriptor
      * release to the freelist (Slots, hazard rule 1), and one signal could reach the wrong kind of waiter.
      */
