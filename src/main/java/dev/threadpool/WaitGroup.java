@@ -14,28 +14,29 @@ import java.util.concurrent.locks.AbstractQueuedSynchronizer;
  *
  * <p>Reusable: once the count is back at zero, more tasks may be added. {@link #done()} allocates nothing.
  *
- * <h2>Two monotonic counters, on lines of their own</h2>
+ * <h2>Two monotonic counters, striped, on lines of their own</h2>
  * The count is {@code added - done}, kept as two counters that only grow: {@code added} (written by
  * {@link #add} with a positive delta: the submitting threads) and {@code done} (written by {@link #done} and
- * by {@link #add} with a negative delta: the pool's workers), the latter split into stripes, one line each,
- * picked by the calling thread's id. A submitter's {@code add} and a worker's {@code done} therefore never
- * write the same cache line, and workers on different stripes do not write the same line either.
+ * by {@link #add} with a negative delta: the pool's workers). Each is split into stripes, one line each, picked
+ * by the calling thread's id. A submitter's {@code add} and a worker's {@code done} therefore never write the
+ * same cache line; two workers on different stripes do not either, nor two submitters on different stripes: two
+ * producers adding to one group on one line paid a miss per task each (PERFORMANCE_TRACKING 68).
  * <pre>
  *   cells: long[], PAD = 16 longs (128 bytes: a line and its adjacent-line prefetch partner)
- *     [0, PAD)                  padding (the array header's neighbours)
- *     ADDED    @PAD             sum of positive deltas
- *     DONE(s)  @PAD * (2 + s)   s in [0, STRIPES): dones and negative deltas of the threads hashed to s
+ *     [0, PAD)                          padding (the array header's neighbours)
+ *     ADDED(s) @PAD * (1 + s)           s in [0, STRIPES): positive deltas of the threads hashed to s
+ *     DONE(s)  @PAD * (1 + STRIPES + s) dones and negative deltas of the threads hashed to s
  *     padding  PAD longs after the last stripe
  * </pre>
  *
  * <h2>Zero, linearizably</h2>
- * {@link #isZero} reads every {@code done} stripe first, then {@code added}, and says zero when the two sums
- * are equal. Both counters only grow, and every {@code done} follows (in happens-before) the {@code add}
+ * {@link #isZero} reads every {@code done} stripe first, then every {@code added} stripe, and says zero when
+ * the two sums are equal. Both counters only grow, and every {@code done} follows (in happens-before) the {@code add}
  * it matches, so {@code done <= added} at every instant of a correct use. If the stripes summed to {@code D}
- * (each read no later than instant {@code t}, so {@code D <= done(t)}) and {@code added} then read {@code A =
- * D} (read after {@code t}, so {@code added(t) <= A}), then {@code added(t) <= D <= done(t) <= added(t)}: the
- * count was zero at {@code t}. Reading {@code added} first would prove nothing: an add and its done could
- * both land between the two reads.
+ * (each read no later than instant {@code t}, so {@code D <= done(t)}) and the {@code added} stripes then
+ * summed to {@code A = D} (each read after {@code t}, so {@code added(t) <= A}), then {@code added(t) <= D <=
+ * done(t) <= added(t)}: the count was zero at {@code t}. Reading {@code added} first would prove nothing: an
+ * add and its done could both land between the two reads.
  *
  * <h2>Waking waiters: only a waiter costs the done side more</h2>
  * Waiters park in an {@link AbstractQueuedSynchronizer} whose {@code tryAcquireShared} is {@link #isZero}.
@@ -57,16 +58,16 @@ import java.util.concurrent.locks.AbstractQueuedSynchronizer;
 public final class WaitGroup {
     /** Longs per padded cell: 128 bytes, so two cells never share a line nor an adjacent-line prefetch pair. */
     private static final int PAD = 16;
-    private static final int ADDED = PAD;
-    private static final int FIRST_DONE = 2 * PAD;
-    /** Done stripes: a power of two, up to 8, no more than the processors (rounded up). */
+    private static final int FIRST_ADDED = PAD;
+    /** Stripes of each counter: a power of two, up to 8, no more than the processors (rounded up). */
     private static final int STRIPES = Math.min(8,
             Integer.highestOneBit(Math.max(1, Runtime.getRuntime().availableProcessors() - 1) << 1));
     private static final int STRIPE_MASK = STRIPES - 1;
+    private static final int FIRST_DONE = PAD * (1 + STRIPES);
 
     private static final VarHandle CELLS = MethodHandles.arrayElementVarHandle(long[].class);
 
-    private final long[] cells = new long[PAD * (3 + STRIPES)];
+    private final long[] cells = new long[PAD * (2 + 2 * STRIPES)];
     private final Sync sync = new Sync(this);
 
     private static final class Sync extends AbstractQueuedSynchronizer {
@@ -88,25 +89,29 @@ public final class WaitGroup {
         }
     }
 
-    private static int stripeIndex() {
-        return FIRST_DONE + PAD * ((int) Thread.currentThread().threadId() & STRIPE_MASK);
+    /** The calling thread's stripe, as an offset from the first cell of either counter. */
+    private static int stripeOffset() {
+        return PAD * ((int) Thread.currentThread().threadId() & STRIPE_MASK);
     }
 
     /** Sum of the done stripes (volatile loads: the first half of {@link #isZero}). */
     private long doneSum() {
         long d = 0;
         for (int s = 0; s < STRIPES; s++) {
-            // volatile: ordered before the load of ADDED that follows (the order isZero's proof needs)
+            // volatile: ordered before the loads of the added stripes that follow (the order isZero's proof needs)
             d += (long) CELLS.getVolatile(cells, FIRST_DONE + PAD * s);
         }
         return d;
     }
 
-    /** The count: done stripes first, then added (see "Zero, linearizably"). */
+    /** The count: done stripes first, then the added stripes (see "Zero, linearizably"). */
     private long count() {
         long d = doneSum();
-        // volatile: after every stripe load above
-        long a = (long) CELLS.getVolatile(cells, ADDED);
+        long a = 0;
+        for (int s = 0; s < STRIPES; s++) {
+            // volatile: after every done stripe load above
+            a += (long) CELLS.getVolatile(cells, FIRST_ADDED + PAD * s);
+        }
         return a - d;
     }
 
@@ -137,7 +142,7 @@ public final class WaitGroup {
         if (delta > 0) {
             // getAndAdd (seq_cst): the add precedes, in program order, the hand-over of the task whose done it
             // matches, so every done of it follows this in happens-before (the proof of isZero).
-            CELLS.getAndAdd(cells, ADDED, (long) delta);
+            CELLS.getAndAdd(cells, FIRST_ADDED + stripeOffset(), (long) delta);
         } else if (delta < 0) {
             long c = count();
             if (c + delta < 0) {
@@ -156,7 +161,7 @@ public final class WaitGroup {
     /** Counts {@code n} dones on the caller's stripe; releases the waiters if one is queued and the count is 0. */
     private void finish(long n) {
         // getAndAdd (seq_cst): the first half of the Dekker pair with a waiter's enqueue (class comment)
-        CELLS.getAndAdd(cells, stripeIndex(), n);
+        CELLS.getAndAdd(cells, FIRST_DONE + stripeOffset(), n);
         // volatile loads of the queue's tail and head: the second half; a line written only by waiters
         if (sync.hasQueuedThreads()) {
             long c = count();

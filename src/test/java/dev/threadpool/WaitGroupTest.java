@@ -8,9 +8,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
 
-/** What {@link WaitGroup}'s javadoc promises, with its counters split over lines (added, striped done). */
+/** What {@link WaitGroup}'s javadoc promises, with its counters split over lines (striped added, striped done). */
 class WaitGroupTest {
 
     @Test
@@ -122,5 +124,66 @@ class WaitGroupTest {
             assertEquals(threads * perThread, seenAtReturn[w], "waiter " + w + " saw every task's effect");
         }
         assertEquals(0, g.pending());
+    }
+
+    /**
+     * A relay over many threads (so several added and done stripes): one task is outstanding throughout, since each
+     * runner adds the next task before it ends the previous one, on its own stripes; an observer reading the count
+     * all along must never see zero (reading the added stripes before the done stripes could show it). Only zero
+     * is linearizable: a count read while the relay runs may be above two (dones read before, adds after it).
+     */
+    @Test
+    void addsAndDonesFromManyThreadsNeverShowZeroWhileOneIsOutstanding() throws Exception {
+        final int runners = 8;
+        final int laps = 1_500;
+        WaitGroup g = new WaitGroup();
+        g.add(1); // the first task: outstanding until runner 0 has added the next
+        AtomicInteger turn = new AtomicInteger();
+        AtomicLong bad = new AtomicLong(-1); // the first count below 1, or -1
+        AtomicLong looks = new AtomicLong();
+        Thread[] relay = new Thread[runners];
+        final long deadline = System.nanoTime() + TestSupport.WAIT.toNanos();
+        for (int r = 0; r < runners; r++) {
+            final int me = r;
+            relay[r] = new Thread(() -> {
+                for (int lap = 0; lap < laps; lap++) {
+                    int mine = lap * runners + me;
+                    while (turn.get() != mine) { // bounded: the deadline fails the test instead of hanging it
+                        if (System.nanoTime() - deadline > 0) {
+                            return;
+                        }
+                        LockSupport.parkNanos(50_000L);
+                    }
+                    g.add(1); // the next task is handed over ...
+                    g.done(); // ... then the previous one ends
+                    turn.set(mine + 1);
+                    LockSupport.unpark(relay[(me + 1) % runners]);
+                }
+            }, "relay-" + r);
+        }
+        Thread observer = new Thread(() -> {
+            while (turn.get() < runners * laps && System.nanoTime() - deadline < 0) {
+                int c = g.pending();
+                looks.incrementAndGet();
+                if (c < 1) {
+                    bad.compareAndSet(-1, c);
+                }
+            }
+        }, "observer");
+        observer.start();
+        for (Thread t : relay) {
+            t.start();
+        }
+        for (Thread t : relay) {
+            t.join(TestSupport.WAIT.toMillis());
+        }
+        observer.join(TestSupport.WAIT.toMillis());
+        assertEquals(runners * laps, turn.get(), "every hand-over ran within the bound");
+        assertEquals(-1, bad.get(), "the count read below 1 while one task was outstanding");
+        assertTrue(looks.get() > 0, "the observer looked");
+        assertEquals(1, g.pending());
+        g.done();
+        assertEquals(0, g.pending());
+        assertTrue(g.await(Duration.ZERO));
     }
 }
