@@ -186,4 +186,53 @@ class WaitGroupTest {
         assertEquals(0, g.pending());
         assertTrue(g.await(Duration.ZERO));
     }
+
+    /**
+     * Dones made before a waiter queues land on their threads' stripes, dones made while it is queued on the one
+     * shared stripe (WaitGroup, "While a waiter is queued"): the count sums both, the waiter stays parked while any
+     * task is outstanding, and the last done, from either kind of thread, wakes it.
+     */
+    @Test
+    void donesBeforeAndWhileAWaiterIsQueuedAllCount() throws Exception {
+        WaitGroup g = new WaitGroup();
+        g.add(10);
+        Thread early = new Thread(() -> {
+            for (int i = 0; i < 3; i++) {
+                g.done();
+            }
+        }, "early");
+        early.start();
+        early.join(TestSupport.WAIT.toMillis());
+        g.done();
+        assertEquals(6, g.pending());
+        AtomicInteger outcome = new AtomicInteger(-1); // 1: returned at zero, 0: timed out, 2: interrupted
+        Thread waiter = new Thread(() -> {
+            try {
+                outcome.set(g.await(TestSupport.WAIT) ? 1 : 0);
+            } catch (InterruptedException e) {
+                outcome.set(2);
+            }
+        }, "waiter");
+        waiter.start();
+        TestSupport.eventually("the waiter parked", () -> waiter.getState() == Thread.State.TIMED_WAITING);
+        Thread late = new Thread(() -> {
+            for (int i = 0; i < 3; i++) {
+                g.done();
+            }
+        }, "late");
+        late.start();
+        late.join(TestSupport.WAIT.toMillis());
+        g.done();
+        g.done();
+        assertEquals(1, g.pending());
+        assertEquals(-1, outcome.get(), "the waiter returned with a task outstanding");
+        g.done();
+        waiter.join(TestSupport.WAIT.toMillis());
+        assertEquals(1, outcome.get(), "the last done woke the waiter");
+        assertEquals(0, g.pending());
+        g.add(1); // reusable: the stripes of both kinds keep counting
+        assertEquals(1, g.pending());
+        g.done();
+        assertEquals(0, g.pending());
+    }
 }

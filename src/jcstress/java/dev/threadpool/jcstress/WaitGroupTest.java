@@ -13,9 +13,9 @@ import org.openjdk.jcstress.infra.results.II_Result;
 import org.openjdk.jcstress.infra.results.I_Result;
 
 /**
- * The races of {@link WaitGroup}'s split counters: {@code added} and the striped {@code done} live on different
- * lines, so "zero" is read in two steps (every done stripe, then added), and a waiter is woken only by a done
- * that sees it queued.
+ * The races of {@link WaitGroup}'s split counters: the striped {@code added} and the striped {@code done} live on
+ * different lines, so "zero" is read in two steps (every done stripe, then every added stripe), a waiter is woken
+ * only by a done that sees it queued, and a done picks its stripe by a look at the queue that races the enqueue.
  */
 public final class WaitGroupTest {
     private WaitGroupTest() {}
@@ -112,6 +112,41 @@ public final class WaitGroupTest {
 
         @Actor
         public void done2() {
+            g.done();
+        }
+
+        @Arbiter
+        public void after(II_Result r) {
+            r.r2 = g.pending();
+        }
+    }
+
+    @JCStressTest
+    @Description("two dones from one thread vs a waiter: each done picks its stripe (the thread's, or the shared one"
+            + " once it sees the waiter queued) by a look that races the enqueue; the wait returns either way")
+    @Outcome(id = "1, 0", expect = Expect.ACCEPTABLE, desc = "the waiter returned and the count is zero")
+    @Outcome(id = "0, 0", expect = Expect.FORBIDDEN,
+            desc = "a lost wake-up, or a done missing from the count: the stripes were summed wrongly")
+    @State
+    public static class RoutedDonesVsWaiter {
+        final WaitGroup g = new WaitGroup();
+
+        public RoutedDonesVsWaiter() {
+            g.add(2);
+        }
+
+        @Actor
+        public void waiter(II_Result r) {
+            try {
+                r.r1 = g.await(WAKE_BOUND) ? 1 : 0;
+            } catch (InterruptedException e) {
+                r.r1 = -1;
+            }
+        }
+
+        @Actor
+        public void twoDones() {
+            g.done();
             g.done();
         }
 
