@@ -196,13 +196,7 @@ class WaitGroupTest {
     void donesBeforeAndWhileAWaiterIsQueuedAllCount() throws Exception {
         WaitGroup g = new WaitGroup();
         g.add(10);
-        Thread early = new Thread(() -> {
-            for (int i = 0; i < 3; i++) {
-                g.done();
-            }
-        }, "early");
-        early.start();
-        early.join(TestSupport.WAIT.toMillis());
+        donesOnAnotherThread(g, 3, "early");
         g.done();
         assertEquals(6, g.pending());
         AtomicInteger outcome = new AtomicInteger(-1); // 1: returned at zero, 0: timed out, 2: interrupted
@@ -215,13 +209,7 @@ class WaitGroupTest {
         }, "waiter");
         waiter.start();
         TestSupport.eventually("the waiter parked", () -> waiter.getState() == Thread.State.TIMED_WAITING);
-        Thread late = new Thread(() -> {
-            for (int i = 0; i < 3; i++) {
-                g.done();
-            }
-        }, "late");
-        late.start();
-        late.join(TestSupport.WAIT.toMillis());
+        donesOnAnotherThread(g, 3, "late");
         g.done();
         g.done();
         assertEquals(1, g.pending());
@@ -234,5 +222,16 @@ class WaitGroupTest {
         assertEquals(1, g.pending());
         g.done();
         assertEquals(0, g.pending());
+    }
+
+    /** {@code n} dones of {@code g} on a new thread (its own stripe, or the shared one while a waiter is queued). */
+    private static void donesOnAnotherThread(WaitGroup g, int n, String name) throws InterruptedException {
+        Thread t = new Thread(() -> {
+            for (int i = 0; i < n; i++) {
+                g.done();
+            }
+        }, name);
+        t.start();
+        t.join(TestSupport.WAIT.toMillis());
     }
 }

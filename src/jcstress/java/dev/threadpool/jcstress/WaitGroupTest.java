@@ -23,6 +23,15 @@ public final class WaitGroupTest {
     /** How long a waiter waits in these tests before it reports a lost wake-up. */
     static final Duration WAKE_BOUND = Duration.ofSeconds(2);
 
+    /** A waiter's outcome: 1 the wait returned at zero, 0 it ran out its {@link #WAKE_BOUND}, -1 interrupted. */
+    static int awaitOutcome(WaitGroup g) {
+        try {
+            return g.await(WAKE_BOUND) ? 1 : 0;
+        } catch (InterruptedException e) {
+            return -1;
+        }
+    }
+
     @JCStressTest
     @Description("count 1 (task A); one thread adds task B, then A is done (1 -> 2 -> 1); an observer reads the"
             + " count: it must never see 0, which reading added before done would show")
@@ -66,11 +75,7 @@ public final class WaitGroupTest {
 
         @Actor
         public void waiter(II_Result r) {
-            try {
-                r.r1 = g.await(WAKE_BOUND) ? 1 : 0;
-            } catch (InterruptedException e) {
-                r.r1 = -1;
-            }
+            r.r1 = awaitOutcome(g);
         }
 
         @Actor
@@ -98,11 +103,7 @@ public final class WaitGroupTest {
 
         @Actor
         public void waiter(II_Result r) {
-            try {
-                r.r1 = g.await(WAKE_BOUND) ? 1 : 0;
-            } catch (InterruptedException e) {
-                r.r1 = -1;
-            }
+            r.r1 = awaitOutcome(g);
         }
 
         @Actor
@@ -137,11 +138,7 @@ public final class WaitGroupTest {
 
         @Actor
         public void waiter(II_Result r) {
-            try {
-                r.r1 = g.await(WAKE_BOUND) ? 1 : 0;
-            } catch (InterruptedException e) {
-                r.r1 = -1;
-            }
+            r.r1 = awaitOutcome(g);
         }
 
         @Actor
@@ -170,11 +167,7 @@ public final class WaitGroupTest {
 
         @Actor
         public void waiter(I_Result r) {
-            try {
-                r.r1 = g.await(WAKE_BOUND) ? 1 : 0;
-            } catch (InterruptedException e) {
-                r.r1 = -1;
-            }
+            r.r1 = awaitOutcome(g);
         }
 
         @Actor
