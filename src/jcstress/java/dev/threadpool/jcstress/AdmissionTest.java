@@ -135,6 +135,92 @@ public final class AdmissionTest {
         }
     }
 
+    /**
+     * {@link FullRingVsClose} with the consumer and the shutdown on one thread, so that it runs on two CPUs
+     * (jcstress skips a test with more actors than CPUs): the free first, then the close, both racing the push.
+     */
+    @JCStressTest
+    @Description("A full carrying ring (capacity 2): one thread frees a cell and then closes, while a carried push"
+            + " races both. Two actors, so that it runs on two CPUs. r1: the push (1 accepted), r2: the count"
+            + " shutdown waits for, r3: the tasks popped and left in the ring together.")
+    @Outcome(id = "1, 3, 3", expect = Expect.ACCEPTABLE, desc = "the push took the freed cell before the close")
+    @Outcome(id = "0, 2, 2", expect = Expect.ACCEPTABLE, desc = "refused (still full, or closed): not counted")
+    @Outcome(expect = Expect.FORBIDDEN, desc = "a task accepted and not counted, or counted and never queued")
+    @State
+    public static class FreeThenCloseVsPush {
+        final PoolCounters c = counters();
+        final BoundedRing ring = carriedRing();
+        int pushed;
+        int popped;
+        long counted;
+
+        {
+            ring.tryPushCarried("old-0", null);
+            ring.tryPushCarried("old-1", null);
+        }
+
+        @Actor
+        public void consumerThenShutdown() {
+            popped = ring.tryPop(new Object[2]) == QueueEntry.CARRIED ? 1 : 0;
+            counted = c.closeAdmission() + ring.closeToPushes();
+        }
+
+        @Actor
+        public void submitter() {
+            pushed = ring.tryPushCarried("new", null) ? 1 : 0;
+        }
+
+        @Arbiter
+        public void arbiter(III_Result r) {
+            r.r1 = pushed;
+            r.r2 = (int) counted;
+            r.r3 = popped + drain(ring);
+        }
+    }
+
+    /**
+     * The other order on the one thread: the close, then the free. A cell frees only after the close, so no push
+     * may take it: before the close the ring is full, after it closed.
+     */
+    @JCStressTest
+    @Description("A full carrying ring (capacity 2): one thread closes and then frees a cell, while a carried push"
+            + " races both. Two actors. r1: the push (1 accepted), r2: the count shutdown waits for, r3: the tasks"
+            + " popped and left in the ring together.")
+    @Outcome(id = "0, 2, 2", expect = Expect.ACCEPTABLE, desc = "refused: full before the close, closed after it")
+    @Outcome(id = "1, 3, 3", expect = Expect.FORBIDDEN, desc = "the push took the cell freed after the close")
+    @Outcome(expect = Expect.FORBIDDEN, desc = "a task accepted and not counted, or counted and never queued")
+    @State
+    public static class CloseThenFreeVsPush {
+        final PoolCounters c = counters();
+        final BoundedRing ring = carriedRing();
+        int pushed;
+        int popped;
+        long counted;
+
+        {
+            ring.tryPushCarried("old-0", null);
+            ring.tryPushCarried("old-1", null);
+        }
+
+        @Actor
+        public void shutdownThenConsumer() {
+            counted = c.closeAdmission() + ring.closeToPushes();
+            popped = ring.tryPop(new Object[2]) == QueueEntry.CARRIED ? 1 : 0;
+        }
+
+        @Actor
+        public void submitter() {
+            pushed = ring.tryPushCarried("new", null) ? 1 : 0;
+        }
+
+        @Arbiter
+        public void arbiter(III_Result r) {
+            r.r1 = pushed;
+            r.r2 = (int) counted;
+            r.r3 = popped + drain(ring);
+        }
+    }
+
     @JCStressTest
     @Description("One submit with a descriptor (SUBMITTED) and one carried (the ring) against the close, which"
             + " closes the word, then the ring. r1: how many were accepted, r2: the count shutdown waits for:"
@@ -157,6 +243,68 @@ public final class AdmissionTest {
         @Arbiter
         public void arbiter(JJ_Result r) {
             r.r1 = a + b;
+            r.r2 = counted;
+        }
+    }
+
+    /**
+     * {@link TwoWaysVsClose} with both submits on one thread, so that it runs on two CPUs: a descriptor accept,
+     * then a carried push, against the close of the word and then the ring. The close may fall between the two
+     * submits, before both or after both.
+     */
+    @JCStressTest
+    @Description("One thread submits with a descriptor (SUBMITTED) and then a carried task (the ring) against the"
+            + " close, which closes the word, then the ring. Two actors. r1: how many were accepted, r2: the count"
+            + " shutdown waits for: always equal.")
+    @Outcome(id = {"0, 0", "1, 1", "2, 2"}, expect = Expect.ACCEPTABLE,
+            desc = "the count is exactly the accepted submits, whichever way each was accepted")
+    @Outcome(expect = Expect.FORBIDDEN, desc = "a task accepted and not counted, or counted and refused")
+    @State
+    public static class DescribedThenCarriedVsClose {
+        final PoolCounters c = counters();
+        final BoundedRing ring = carriedRing();
+        int accepted;
+        long counted;
+
+        @Actor
+        public void submitter() {
+            accepted = (c.tryAccept(1) ? 1 : 0) + (ring.tryPushCarried("task", null) ? 1 : 0);
+        }
+
+        @Actor public void shutdown() { counted = c.closeAdmission() + ring.closeToPushes(); }
+
+        @Arbiter
+        public void arbiter(JJ_Result r) {
+            r.r1 = accepted;
+            r.r2 = counted;
+        }
+    }
+
+    /** The other order on the submitting thread: the carried push, then the descriptor accept. */
+    @JCStressTest
+    @Description("One thread submits a carried task (the ring) and then one with a descriptor (SUBMITTED) against"
+            + " the close, which closes the word, then the ring. Two actors. r1: how many were accepted, r2: the"
+            + " count shutdown waits for: always equal.")
+    @Outcome(id = {"0, 0", "1, 1", "2, 2"}, expect = Expect.ACCEPTABLE,
+            desc = "the count is exactly the accepted submits, whichever way each was accepted")
+    @Outcome(expect = Expect.FORBIDDEN, desc = "a task accepted and not counted, or counted and refused")
+    @State
+    public static class CarriedThenDescribedVsClose {
+        final PoolCounters c = counters();
+        final BoundedRing ring = carriedRing();
+        int accepted;
+        long counted;
+
+        @Actor
+        public void submitter() {
+            accepted = (ring.tryPushCarried("task", null) ? 1 : 0) + (c.tryAccept(1) ? 1 : 0);
+        }
+
+        @Actor public void shutdown() { counted = c.closeAdmission() + ring.closeToPushes(); }
+
+        @Arbiter
+        public void arbiter(JJ_Result r) {
+            r.r1 = accepted;
             r.r2 = counted;
         }
     }

@@ -122,6 +122,42 @@ public final class WaitGroupTest {
         }
     }
 
+    /**
+     * {@link TwoStripesAndWaiter} in two actors, so that it runs on two CPUs (jcstress skips a test with more
+     * actors than CPUs): the waiter makes one of the two dones itself, on its own thread's stripe, before it waits.
+     * Whichever done is last, on whichever stripe (the other thread's, or the shared one once the waiter is
+     * queued), the wait returns.
+     */
+    @JCStressTest
+    @Description("two dones from two threads (two stripes), one of them the waiter's own before it waits: the wait"
+            + " returns, and only after both")
+    @Outcome(id = "1, 0", expect = Expect.ACCEPTABLE, desc = "the waiter returned and the count is zero")
+    @Outcome(id = "0, 0", expect = Expect.FORBIDDEN, desc = "a lost wake-up: the last done missed the waiter")
+    @State
+    public static class DoneThenWaitVsDone {
+        final WaitGroup g = new WaitGroup();
+
+        public DoneThenWaitVsDone() {
+            g.add(2);
+        }
+
+        @Actor
+        public void doneThenWait(II_Result r) {
+            g.done();
+            r.r1 = awaitOutcome(g);
+        }
+
+        @Actor
+        public void done() {
+            g.done();
+        }
+
+        @Arbiter
+        public void after(II_Result r) {
+            r.r2 = g.pending();
+        }
+    }
+
     @JCStressTest
     @Description("two dones from one thread vs a waiter: each done picks its stripe (the thread's, or the shared one"
             + " once it sees the waiter queued) by a look that races the enqueue; the wait returns either way")
