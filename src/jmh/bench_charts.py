@@ -43,11 +43,13 @@ COLORS = {
 }
 FALLBACK_COLORS = ["#17becf", "#e377c2", "#8c564b", "#aec7e8", "#ffbb78"]
 
-# The issue's targets: (workload, peer, minimum ratio ours/peer for throughput).
+# The issues' targets: (workload, peer, minimum ratio ours/peer for throughput): issue 7's floods against the
+# TPEs, issue 15's floods, burst and taskPerIndex.
 THROUGHPUT_TARGETS = [
     ("flood_1m", "FJP", 1.5), ("flood_1m_batched", "FJP", 2.0),
     ("flood_1m", "TPE_LBQ", 3.0), ("flood_1m", "TPE_ABQ", 3.0),
     ("flood_1m_batched", "TPE_LBQ", 3.0), ("flood_1m_batched", "TPE_ABQ", 3.0),
+    ("burst_bounded", "FJP", 1.0), ("burst_bounded", "TPE_ABQ", 1.5), ("taskPerIndex", "FJP", 1.0),
 ]
 FANOUT_PREFIX = "fanout"  # any fanout_* workload: "no slower than FJP" (ratio >= 1.0)
 
