@@ -47,9 +47,7 @@ import org.openjdk.jmh.runner.IterationType;
  * <ul>
  *   <li>{@code wake_latency}: an <em>idle</em> pool. After each probe the JMH thread pauses
  *       {@link #IDLE_PAUSE_NANOS} so the workers go back to their idle strategy (park, or spin for
- *       {@code _SPIN}), and the probe measures waking one. While it waits for the probe the JMH thread spins
- *       only about a microsecond before it yields ({@link #WAKE_SPINS_BEFORE_YIELD}): the kernel queues the
- *       woken worker on the JMH thread's own CPU, so a longer spin would be measured instead of the wake.</li>
+ *       {@code _SPIN}), and the probe measures waking one.</li>
  *   <li>{@code ping_pong}: the next probe is submitted at once when the previous one has started (issue 15's
  *       event loop): one event in flight, no pause, so the worker that ran the last one has only just run dry.
  *       It measures whether the pool catches an event that arrives right after the last one.</li>
@@ -89,16 +87,7 @@ public class LatencyBench {
     static final long LOAD_TOKENS = 500;
     /** A probe that has not started after this long was lost: fail rather than hang. */
     static final long PROBE_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(10);
-    /** The JMH thread's spins before it yields, waiting for a probe (about 57 us here) or for the load. */
     static final int SPINS_BEFORE_YIELD = 1 << 12;
-    /**
-     * {@code wake_latency}: spins before yielding, about a microsecond here. The woken worker is almost always
-     * queued on the JMH thread's own CPU (97-99.9 % of probes on this 2-vCPU box, PERFORMANCE_TRACKING 71), and
-     * unless the kernel preempts the JMH thread at once it runs only when that thread yields: with
-     * {@link #SPINS_BEFORE_YIELD} the p90 and p99 measured the JMH thread's own 57 us spin, the same for every
-     * pool, not the pool's wake.
-     */
-    static final int WAKE_SPINS_BEFORE_YIELD = 64;
     static final int DISRUPTOR_RING = 1024;
     static final String OUT_ENV = "BENCH_LATENCY_OUT";
     static final String CSV_HEADER = "benchmark,pool,threads,count,p50_ns,p90_ns,p99_ns,p999_ns,max_ns,mean_ns";
@@ -176,7 +165,7 @@ public class LatencyBench {
 
     @Benchmark
     public void wake_latency() {
-        probeOnce(WAKE_SPINS_BEFORE_YIELD);
+        probeOnce();
         LockSupport.parkNanos(IDLE_PAUSE_NANOS); // pacing, not synchronisation: let the workers go idle
     }
 
@@ -187,7 +176,7 @@ public class LatencyBench {
      */
     @Benchmark
     public void ping_pong() {
-        probeOnce(SPINS_BEFORE_YIELD);
+        probeOnce();
     }
 
     @Benchmark
@@ -196,21 +185,21 @@ public class LatencyBench {
         for (int i = 0; i < workers; i++) {
             submit(load);
         }
-        probeOnce(SPINS_BEFORE_YIELD);
+        probeOnce();
         int spins = 0;
         while (loadLeft.get() != 0) {
-            spins = backOff(spins, SPINS_BEFORE_YIELD);
+            spins = backOff(spins);
         }
     }
 
-    private void probeOnce(int spinsBeforeYield) {
+    private void probeOnce() {
         probeStart = 0;
         long t0 = System.nanoTime();
         submit(probe);
         long start;
         int spins = 0;
         while ((start = probeStart) == 0) {
-            spins = backOff(spins, spinsBeforeYield);
+            spins = backOff(spins);
             if ((spins & 0xFFFF) == 0 && System.nanoTime() - t0 > PROBE_TIMEOUT_NANOS) {
                 throw new IllegalStateException("probe did not start within 10 s on " + pool);
             }
@@ -218,8 +207,8 @@ public class LatencyBench {
         histogram.recordValue(Math.min(Math.max(start - t0, 0), histogram.getHighestTrackableValue()));
     }
 
-    private static int backOff(int spins, int spinsBeforeYield) {
-        if (spins < spinsBeforeYield) {
+    private static int backOff(int spins) {
+        if (spins < SPINS_BEFORE_YIELD) {
             Thread.onSpinWait();
         } else {
             Thread.yield(); // 2 cores: let the worker we are waiting for run
