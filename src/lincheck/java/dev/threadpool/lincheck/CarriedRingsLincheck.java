@@ -151,7 +151,8 @@ public class CarriedRingsLincheck {
                 case "close" -> {
                     BoundedRingLincheck.Spec.S r = s.stripe(at.k());
                     long sum = at.sum() + r.tail();
-                    S next = s.with(at.k(), new BoundedRingLincheck.Spec.S(r.head(), r.tail(), r.base(), r.cells(), true));
+                    S next = s.with(at.k(),
+                            new BoundedRingLincheck.Spec.S(r.head(), r.tail(), r.base(), r.cells(), true));
                     if (at.k() + 1 < STRIPES) {
                         out.add(new Next<>(next, At.visit(at.k() + 1, sum)));
                     } else if (sum == (Long) call.result()) {
