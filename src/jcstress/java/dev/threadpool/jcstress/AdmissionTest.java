@@ -92,15 +92,11 @@ public final class AdmissionTest {
         }
     }
 
-    @JCStressTest
-    @Description("A full carrying ring (capacity 2): one consumer frees a cell while a carried push and the close"
-            + " race. r1: the push (1 accepted), r2: the count shutdown waits for, r3: the tasks popped by the"
-            + " consumer and left in the ring together.")
-    @Outcome(id = "1, 3, 3", expect = Expect.ACCEPTABLE, desc = "the push took the freed cell before the close")
-    @Outcome(id = "0, 2, 2", expect = Expect.ACCEPTABLE, desc = "refused (full, or closed): not counted")
-    @Outcome(expect = Expect.FORBIDDEN, desc = "a task accepted and not counted, or counted and never queued")
-    @State
-    public static class FullRingVsClose {
+    /**
+     * A full carrying ring of 2 (two tasks pushed by the constructor), and the three parties of the full-ring tests:
+     * a consumer freeing a cell, a submitter pushing a new task, the shutdown's close.
+     */
+    abstract static class FullRing {
         final PoolCounters c = counters();
         final BoundedRing ring = carriedRing();
         int pushed;
@@ -112,26 +108,53 @@ public final class AdmissionTest {
             ring.tryPushCarried("old-1", null);
         }
 
+        void consume() {
+            popped = ring.tryPop(new Object[2]) == QueueEntry.CARRIED ? 1 : 0;
+        }
+
+        void push() {
+            pushed = ring.tryPushCarried("new", null) ? 1 : 0;
+        }
+
+        void close() {
+            counted = c.closeAdmission() + ring.closeToPushes();
+        }
+
+        /** r1: the push (1 accepted), r2: the count shutdown waits for, r3: the tasks popped and left together. */
+        void report(III_Result r) {
+            r.r1 = pushed;
+            r.r2 = (int) counted;
+            r.r3 = popped + drain(ring);
+        }
+    }
+
+    @JCStressTest
+    @Description("A full carrying ring (capacity 2): one consumer frees a cell while a carried push and the close"
+            + " race. r1: the push (1 accepted), r2: the count shutdown waits for, r3: the tasks popped by the"
+            + " consumer and left in the ring together.")
+    @Outcome(id = "1, 3, 3", expect = Expect.ACCEPTABLE, desc = "the push took the freed cell before the close")
+    @Outcome(id = "0, 2, 2", expect = Expect.ACCEPTABLE, desc = "refused (full, or closed): not counted")
+    @Outcome(expect = Expect.FORBIDDEN, desc = "a task accepted and not counted, or counted and never queued")
+    @State
+    public static class FullRingVsClose extends FullRing {
         @Actor
         public void consumer() {
-            popped = ring.tryPop(new Object[2]) == QueueEntry.CARRIED ? 1 : 0;
+            consume();
         }
 
         @Actor
         public void submitter() {
-            pushed = ring.tryPushCarried("new", null) ? 1 : 0;
+            push();
         }
 
         @Actor
         public void shutdown() {
-            counted = c.closeAdmission() + ring.closeToPushes();
+            close();
         }
 
         @Arbiter
         public void arbiter(III_Result r) {
-            r.r1 = pushed;
-            r.r2 = (int) counted;
-            r.r3 = popped + drain(ring);
+            report(r);
         }
     }
 
@@ -147,34 +170,21 @@ public final class AdmissionTest {
     @Outcome(id = "0, 2, 2", expect = Expect.ACCEPTABLE, desc = "refused (still full, or closed): not counted")
     @Outcome(expect = Expect.FORBIDDEN, desc = "a task accepted and not counted, or counted and never queued")
     @State
-    public static class FreeThenCloseVsPush {
-        final PoolCounters c = counters();
-        final BoundedRing ring = carriedRing();
-        int pushed;
-        int popped;
-        long counted;
-
-        {
-            ring.tryPushCarried("old-0", null);
-            ring.tryPushCarried("old-1", null);
-        }
-
+    public static class FreeThenCloseVsPush extends FullRing {
         @Actor
         public void consumerThenShutdown() {
-            popped = ring.tryPop(new Object[2]) == QueueEntry.CARRIED ? 1 : 0;
-            counted = c.closeAdmission() + ring.closeToPushes();
+            consume();
+            close();
         }
 
         @Actor
         public void submitter() {
-            pushed = ring.tryPushCarried("new", null) ? 1 : 0;
+            push();
         }
 
         @Arbiter
         public void arbiter(III_Result r) {
-            r.r1 = pushed;
-            r.r2 = (int) counted;
-            r.r3 = popped + drain(ring);
+            report(r);
         }
     }
 
@@ -190,34 +200,21 @@ public final class AdmissionTest {
     @Outcome(id = "1, 3, 3", expect = Expect.FORBIDDEN, desc = "the push took the cell freed after the close")
     @Outcome(expect = Expect.FORBIDDEN, desc = "a task accepted and not counted, or counted and never queued")
     @State
-    public static class CloseThenFreeVsPush {
-        final PoolCounters c = counters();
-        final BoundedRing ring = carriedRing();
-        int pushed;
-        int popped;
-        long counted;
-
-        {
-            ring.tryPushCarried("old-0", null);
-            ring.tryPushCarried("old-1", null);
-        }
-
+    public static class CloseThenFreeVsPush extends FullRing {
         @Actor
         public void shutdownThenConsumer() {
-            counted = c.closeAdmission() + ring.closeToPushes();
-            popped = ring.tryPop(new Object[2]) == QueueEntry.CARRIED ? 1 : 0;
+            close();
+            consume();
         }
 
         @Actor
         public void submitter() {
-            pushed = ring.tryPushCarried("new", null) ? 1 : 0;
+            push();
         }
 
         @Arbiter
         public void arbiter(III_Result r) {
-            r.r1 = pushed;
-            r.r2 = (int) counted;
-            r.r3 = popped + drain(ring);
+            report(r);
         }
     }
 
@@ -247,6 +244,24 @@ public final class AdmissionTest {
         }
     }
 
+    /** One thread's two submits, a descriptor accept and a carried push, against the two-step close. */
+    abstract static class TwoWaysOnOneThread {
+        final PoolCounters c = counters();
+        final BoundedRing ring = carriedRing();
+        int accepted;
+        long counted;
+
+        void close() {
+            counted = c.closeAdmission() + ring.closeToPushes();
+        }
+
+        /** r1: how many submits were accepted, r2: the count shutdown waits for. */
+        void report(JJ_Result r) {
+            r.r1 = accepted;
+            r.r2 = counted;
+        }
+    }
+
     /**
      * {@link TwoWaysVsClose} with both submits on one thread, so that it runs on two CPUs: a descriptor accept,
      * then a carried push, against the close of the word and then the ring. The close may fall between the two
@@ -260,23 +275,20 @@ public final class AdmissionTest {
             desc = "the count is exactly the accepted submits, whichever way each was accepted")
     @Outcome(expect = Expect.FORBIDDEN, desc = "a task accepted and not counted, or counted and refused")
     @State
-    public static class DescribedThenCarriedVsClose {
-        final PoolCounters c = counters();
-        final BoundedRing ring = carriedRing();
-        int accepted;
-        long counted;
-
+    public static class DescribedThenCarriedVsClose extends TwoWaysOnOneThread {
         @Actor
         public void submitter() {
             accepted = (c.tryAccept(1) ? 1 : 0) + (ring.tryPushCarried("task", null) ? 1 : 0);
         }
 
-        @Actor public void shutdown() { counted = c.closeAdmission() + ring.closeToPushes(); }
+        @Actor
+        public void shutdown() {
+            close();
+        }
 
         @Arbiter
         public void arbiter(JJ_Result r) {
-            r.r1 = accepted;
-            r.r2 = counted;
+            report(r);
         }
     }
 
@@ -289,23 +301,20 @@ public final class AdmissionTest {
             desc = "the count is exactly the accepted submits, whichever way each was accepted")
     @Outcome(expect = Expect.FORBIDDEN, desc = "a task accepted and not counted, or counted and refused")
     @State
-    public static class CarriedThenDescribedVsClose {
-        final PoolCounters c = counters();
-        final BoundedRing ring = carriedRing();
-        int accepted;
-        long counted;
-
+    public static class CarriedThenDescribedVsClose extends TwoWaysOnOneThread {
         @Actor
         public void submitter() {
             accepted = (ring.tryPushCarried("task", null) ? 1 : 0) + (c.tryAccept(1) ? 1 : 0);
         }
 
-        @Actor public void shutdown() { counted = c.closeAdmission() + ring.closeToPushes(); }
+        @Actor
+        public void shutdown() {
+            close();
+        }
 
         @Arbiter
         public void arbiter(JJ_Result r) {
-            r.r1 = accepted;
-            r.r2 = counted;
+            report(r);
         }
     }
 
