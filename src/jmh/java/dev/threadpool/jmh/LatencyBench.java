@@ -41,15 +41,17 @@ import org.openjdk.jmh.runner.IterationType;
 /**
  * Submit-to-start latency of one probe task, recorded per probe into an HdrHistogram: from
  * {@code System.nanoTime()} just before the submit call on the JMH thread to the first instruction of the task
- * on a worker. One probe is in flight at a time; the JMH thread spins (yielding after a while) until the probe
- * has started, then records the difference.
+ * on a worker. One probe is in flight at a time; the JMH thread waits until the probe has started, then records
+ * the difference.
  *
  * <ul>
- *   <li>{@code wake_latency}: an <em>idle</em> pool. After each probe the JMH thread pauses
- *       {@link #IDLE_PAUSE_NANOS} so the workers go back to their idle strategy (park, or spin for
- *       {@code _SPIN}), and the probe measures waking one.</li>
+ *   <li>{@code wake_latency}: an <em>idle</em> pool. The JMH thread looks for the probe's start about a
+ *       microsecond, then parks until the probe unparks it ({@link #awaitParked}), so its CPU is free for the
+ *       worker it woke; after each probe it pauses {@link #IDLE_PAUSE_NANOS} so the workers go back to their idle
+ *       strategy (park, or spin for {@code _SPIN}), and the probe measures waking one.</li>
  *   <li>{@code ping_pong}: the next probe is submitted at once when the previous one has started (issue 15's
- *       event loop): one event in flight, no pause, so the worker that ran the last one has only just run dry.
+ *       event loop, whose submitter spins, yielding after {@link #SPINS_BEFORE_YIELD} looks): one event in
+ *       flight, no pause, so the worker that ran the last one has only just run dry.
  *       It measures whether the pool catches an event that arrives right after the last one.</li>
  *   <li>{@code submit_latency}: a <em>loaded</em> pool. Each probe is submitted right behind {@code threads}
  *       load tasks of about a microsecond of CPU each, so it reaches workers that are awake and busy: the
@@ -88,6 +90,8 @@ public class LatencyBench {
     /** A probe that has not started after this long was lost: fail rather than hang. */
     static final long PROBE_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(10);
     static final int SPINS_BEFORE_YIELD = 1 << 12;
+    /** {@code wake_latency}: looks for the probe's start before parking (about a microsecond here). */
+    static final int WAKE_SPINS = 64;
     static final int DISRUPTOR_RING = 1024;
     static final String OUT_ENV = "BENCH_LATENCY_OUT";
     static final String CSV_HEADER = "benchmark,pool,threads,count,p50_ns,p90_ns,p99_ns,p999_ns,max_ns,mean_ns";
@@ -108,8 +112,19 @@ public class LatencyBench {
 
     /** Start time written by the probe; 0 while it has not started. */
     private volatile long probeStart;
+    /** {@code wake_latency}'s JMH thread while it may park waiting for the probe; null otherwise. */
+    private volatile Thread parkedWaiter;
     private final AtomicInteger loadLeft = new AtomicInteger();
-    private final Runnable probe = () -> probeStart = System.nanoTime(); // volatile write; read by awaitProbe
+    private final Runnable probe = () -> {
+        probeStart = System.nanoTime(); // volatile write; read by the waiting JMH thread
+        // volatile read after the volatile write: a Dekker pair with awaitParked's write of parkedWaiter and read
+        // of probeStart (both seq_cst), so a waiter about to park is either seen here or sees the start there.
+        // After the stamp, so not in the latency; null (one load) outside wake_latency.
+        Thread waiter = parkedWaiter;
+        if (waiter != null) {
+            LockSupport.unpark(waiter);
+        }
+    };
     private final Runnable load = () -> {
         Blackhole.consumeCPU(LOAD_TOKENS);
         loadLeft.decrementAndGet();
@@ -165,8 +180,16 @@ public class LatencyBench {
 
     @Benchmark
     public void wake_latency() {
-        probeOnce();
-        LockSupport.parkNanos(IDLE_PAUSE_NANOS); // pacing, not synchronisation: let the workers go idle
+        probeStart = 0;
+        long t0 = System.nanoTime();
+        submit(probe);
+        record(t0, awaitParked(t0));
+        // pacing, not synchronisation: let the workers go idle. The whole pause: a probe that saw parkedWaiter just
+        // before we cleared it leaves a permit behind, which would end one park early.
+        long until = System.nanoTime() + IDLE_PAUSE_NANOS;
+        for (long left = IDLE_PAUSE_NANOS; left > 0; left = until - System.nanoTime()) {
+            LockSupport.parkNanos(left);
+        }
     }
 
     /**
@@ -204,6 +227,40 @@ public class LatencyBench {
                 throw new IllegalStateException("probe did not start within 10 s on " + pool);
             }
         }
+        record(t0, start);
+    }
+
+    /**
+     * {@code wake_latency}'s wait: {@link #WAKE_SPINS} looks (about a microsecond), then park until the probe
+     * unparks us. The waiting thread gives its CPU up at once: the kernel queues most woken workers on the
+     * submitter's own CPU, so a waiter that keeps it (the spin-then-yield of {@link #probeOnce}) puts its own
+     * spin into the wake it measures (PERFORMANCE_TRACKING 71), and a yield is no way to give it up where the
+     * pool's own workers spin ({@code _SPIN}: the JMH thread starved behind them, 72). Where the probe
+     * started does not depend on this thread: the latency is the probe's stamp less the submit's.
+     */
+    private long awaitParked(long t0) {
+        long start;
+        for (int k = 0; k < WAKE_SPINS; k++) {
+            if ((start = probeStart) != 0) {
+                return start;
+            }
+            Thread.onSpinWait();
+        }
+        parkedWaiter = Thread.currentThread(); // volatile write, then the volatile read of probeStart: see probe
+        try {
+            while ((start = probeStart) == 0) {
+                LockSupport.parkNanos(this, PROBE_TIMEOUT_NANOS); // the probe's unpark, or a spurious return
+                if ((start = probeStart) == 0 && System.nanoTime() - t0 > PROBE_TIMEOUT_NANOS) {
+                    throw new IllegalStateException("probe did not start within 10 s on " + pool);
+                }
+            }
+            return start;
+        } finally {
+            parkedWaiter = null;
+        }
+    }
+
+    private void record(long t0, long start) {
         histogram.recordValue(Math.min(Math.max(start - t0, 0), histogram.getHighestTrackableValue()));
     }
 
