@@ -3,7 +3,7 @@ package dev.threadpool;
 /** What an idle worker does while it waits for work. */
 public enum IdleStrategy {
     /**
-     * Spin briefly (about a microsecond), then park. A worker that has just run a task first stays reachable
+     * Look for work twice, then park. A worker that has just run a task first stays reachable
      * for up to {@code PoolConfig.idleWindow} (default 50 µs) while its idle gaps are that short, so a task
      * submitted right after the last one needs no unpark. Costs nothing while idle. The default.
      */
