@@ -83,7 +83,10 @@ import org.openjdk.jmh.runner.IterationType;
 @Measurement(iterations = 5, time = 1)
 @Fork(value = 2, jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED", "-Xms1g", "-Xmx1g"})
 public class LatencyBench {
-    /** Long enough for a PARK worker (spins about a microsecond) and the JDK pools' workers to park. */
+    /**
+     * Long enough for a PARK worker (two looks, and an idle window of 50 us only while the gaps were shorter) and
+     * the JDK pools' workers to park.
+     */
     static final long IDLE_PAUSE_NANOS = 100_000;
     /** Blackhole.consumeCPU tokens of one load task: about a microsecond. */
     static final long LOAD_TOKENS = 500;
