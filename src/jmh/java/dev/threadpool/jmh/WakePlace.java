@@ -15,7 +15,8 @@ import java.util.concurrent.locks.LockSupport;
  * (PERFORMANCE_TRACKING 71). A probe every {@link LatencyBench#IDLE_PAUSE_NANOS}, as in the benchmark: the
  * submitting thread notes its CPU, stamps, submits; the probe stamps its start and notes its own CPU; the
  * submitting thread waits for it with {@code Thread.onSpinWait} up to a budget of spins, then
- * {@code Thread.yield} (the benchmark's budget is {@link LatencyBench#SPINS_BEFORE_YIELD}); budget 0 parks for
+ * {@code Thread.yield} ({@code wake_latency}'s waiter until PERFORMANCE_TRACKING 72, with the budget
+ * {@link LatencyBench#SPINS_BEFORE_YIELD}; it now parks instead); budget 0 parks for
  * the pause first and checks after. Prints, for the probes that ran on the submitter's CPU and for the others,
  * their count and the p50 / p90 / p99 of submit-to-start. Linux only: the CPU comes from
  * {@code /proc/thread-self/stat} (field 39), read after the stamps, so the read is not in the latency; but it
