@@ -183,9 +183,7 @@ public class LatencyBench {
 
     @Benchmark
     public void wake_latency() {
-        probeStart = 0;
-        long t0 = System.nanoTime();
-        submit(probe);
+        long t0 = submitProbe();
         record(t0, awaitParked(t0));
         // pacing, not synchronisation: let the workers go idle. The whole pause: a probe that saw parkedWaiter just
         // before we cleared it leaves a permit behind, which would end one park early.
@@ -219,9 +217,7 @@ public class LatencyBench {
     }
 
     private void probeOnce() {
-        probeStart = 0;
-        long t0 = System.nanoTime();
-        submit(probe);
+        long t0 = submitProbe();
         long start;
         int spins = 0;
         while ((start = probeStart) == 0) {
@@ -231,6 +227,14 @@ public class LatencyBench {
             }
         }
         record(t0, start);
+    }
+
+    /** Clears the probe's start, stamps and submits the probe; returns the stamp. */
+    private long submitProbe() {
+        probeStart = 0;
+        long t0 = System.nanoTime();
+        submit(probe);
+        return t0;
     }
 
     /**
