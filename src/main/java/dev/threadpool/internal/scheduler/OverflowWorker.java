@@ -51,26 +51,27 @@ final class OverflowWorker {
     /** The overflow worker's life; its slot is freed on the way out whatever happens. */
     void run(WorkerThread self) {
         try {
-            for (;;) {
-                long e = scheduler.next(self);
-                if (e != QueueEntry.EMPTY) {
-                    loop.runEntry(self, e);
-                    continue;
-                }
-                idle.beginSpan(self); // idle time of an overflow slot, as for a base one (WorkerLoop)
-                boolean more;
-                try {
-                    more = idle(self);
-                } finally {
-                    idle.endSpan(self);
-                }
-                if (!more) {
-                    return;
-                }
+            while (turn(self)) {
+                // the body is a method of its own, compiled by its call count (WorkerLoop.turn)
             }
         } finally {
             slots.flushWorkerCache(self); // a retiring worker must not strand cached descriptors in its slot
             watchdog.overflowExited(self);
+        }
+    }
+
+    /** One turn of the loop: the next entry, else the idle path. False: exit. */
+    private boolean turn(WorkerThread self) {
+        long e = scheduler.next(self);
+        if (e != QueueEntry.EMPTY) {
+            loop.runEntry(self, e);
+            return true;
+        }
+        idle.beginSpan(self); // idle time of an overflow slot, as for a base one (WorkerLoop)
+        try {
+            return idle(self);
+        } finally {
+            idle.endSpan(self);
         }
     }
 

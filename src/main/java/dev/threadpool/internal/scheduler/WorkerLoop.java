@@ -15,8 +15,9 @@ import dev.threadpool.internal.stats.Timestamps;
  * own stack (helping, a waiter's own task, caller-runs).
  *
  * <pre>
- *   loop:     scheduler.next(self) -> runEntry | nothing: steal an offered join half (Joining) and run it
- *             | nothing either: Idle.idle (spin, announce, park) -> again
+ *   loop:     turn, until it says stop (one method call a turn: see turn)
+ *   turn:     scheduler.next(self) -> runEntry | nothing: steal an offered join half (Joining) and run it
+ *             | nothing either: Idle.idle (spin, announce, park)
  *   runEntry: tryStart (gen, QUEUED) -> (gen, RUNNING): a CAS if waitable, a release store if detached
  *            (the pop already decided); else drop the entry (stale / cancelled)
  *             -> run, containing any Throwable -> clear the refs -> outcome:
@@ -110,19 +111,31 @@ final class WorkerLoop {
 
     /** A base worker's life: take and run entries until {@link Idle#idle} says stop. */
     void run(WorkerThread self) {
-        for (;;) {
-            long e = scheduler.next(self);
-            if (e != QueueEntry.EMPTY) {
-                runEntry(self, e);
-                continue;
-            }
-            if (joining.stealAndRun(self)) { // a join half another worker offered, at the top of our stack
-                continue;
-            }
-            if (!timedIdle(self)) {
-                return;
-            }
+        while (turn(self)) {
+            // the body is a method of its own: see turn
         }
+    }
+
+    /**
+     * One turn of the loop: the next entry, else an offered join half, else the idle path. False: stop.
+     *
+     * <p>A method of its own, not the body of {@link #run}'s loop, for the JIT. {@code run} is entered once per
+     * worker, so its own code is only ever replaced on-stack (OSR), after tens of thousands of back-branches:
+     * where a worker wakes a few thousand times a second that took 6 s to reach C1's profiling tier and 10 s to
+     * reach C2, and the loop's body ran in the interpreter until then (PERFORMANCE_TRACKING 73). A method called
+     * once a turn is compiled by its call count, C2 within the first second there, and each worker's loop then
+     * calls it. Too large (over 35 bytes of bytecode) for C1 to inline into {@code run}'s profiling OSR code.
+     */
+    private boolean turn(WorkerThread self) {
+        long e = scheduler.next(self);
+        if (e != QueueEntry.EMPTY) {
+            runEntry(self, e);
+            return true;
+        }
+        if (joining.stealAndRun(self)) { // a join half another worker offered, at the top of our stack
+            return true;
+        }
+        return timedIdle(self);
     }
 
     /** {@link Idle#idle} as one idle span ({@link Idle#beginSpan}; Idle, "The idle clock"). */
