@@ -11,7 +11,7 @@ import dev.threadpool.internal.stats.PoolCounters;
  * The topology's {@link Scheduler} as the idle path and the lifecycle see it: the same, except that
  * {@link #hasWork} also reports offered join halves ({@link JoinDeques}) to a worker that steals them, and
  * {@link #close} also frees the join deques. A searching worker that sees one goes back to its loop, where
- * {@code WorkerLoop.run} steals it once {@code next} found nothing.
+ * {@code WorkerLoop.turn} steals it once {@code next} found nothing.
  *
  * <p>Only {@link Idle} and {@link Lifecycle} get this view; the submit path and the worker loop keep the
  * topology itself (no extra dispatch there). A join half is not a queued task: {@link #drainOne} (the

@@ -21,7 +21,7 @@ import java.util.concurrent.locks.LockSupport;
  *                                         : stolen -> awaitStolen (helping, at depth d + 1), then its failure
  *                 both failed? TaskFailedException(first = left's, right's suppressed)
  *   elsewhere:    the pair as one detached task (ExternalJoin) that joins on a worker; wait on its WaitGroup
- *   thieves:      idle workers (WorkerLoop.run after scheduler.next found nothing), helpers (helpNext) and
+ *   thieves:      idle workers (WorkerLoop.turn after scheduler.next found nothing), helpers (helpNext) and
  *                 waiting owners (awaitStolen) steal from a join deque's top: markStolen, run, complete
  * </pre>
  *
@@ -267,7 +267,7 @@ final class Joining {
     // =====================================================================================================
 
     /**
-     * An idle worker's steal (WorkerLoop.run, after {@code scheduler.next} found nothing): runs one offered
+     * An idle worker's steal (WorkerLoop.turn, after {@code scheduler.next} found nothing): runs one offered
      * half of another worker, at the top of its stack. False when no join deque held one.
      */
     boolean stealAndRun(WorkerThread self) {

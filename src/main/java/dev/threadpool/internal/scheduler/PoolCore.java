@@ -55,7 +55,7 @@ import java.util.function.IntConsumer;
  *   ThreadPool.submit -> PoolCore.submit -> Submission.submit:
  *       Lifecycle.checkAccepting -> Slots.acquireFast -> PoolCounters.tryAccept -> Slots.publish
  *       -> Scheduler.tryEnqueue(self, entry, lane) -> Scheduler.signalWork(1, lane)
- *   WorkerThread.run -> PoolCore.workerMain -> WorkerLoop.run:
+ *   WorkerThread.run -> PoolCore.workerMain -> WorkerLoop.run -> WorkerLoop.turn, until it says stop:
  *       Scheduler.next(self) -> WorkerLoop.runEntry: DescriptorTable.tryStart -> task.run
  *       -> Slots.releaseSlot (detached) | DescriptorTable.finishWaitable + Slots.wakeSlot (waitable)
  *       nothing queued: Idle.idle -> ParkingLot.announce / park
