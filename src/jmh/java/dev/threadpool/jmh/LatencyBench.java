@@ -74,7 +74,9 @@ import org.openjdk.jmh.runner.IterationType;
  * iterations (warm-up iterations are discarded) is written at the end of each fork as one CSV row, appended to
  * the file named by the environment variable {@code BENCH_LATENCY_OUT} (default
  * {@code target/jmh/latency.csv}), and printed to the JMH log. Columns: {@code benchmark, pool, threads, count,
- * p50_ns, p90_ns, p99_ns, p999_ns, max_ns, mean_ns}. The chart script reads that file.
+ * p50_ns, p90_ns, p99_ns, p999_ns, max_ns, mean_ns}. The chart script reads that file. With
+ * {@code -jvmArgsAppend -Dbench.wakeCounts=true}, {@code wake_latency} also prints per fork where its probes ran
+ * and how often the kernel preempted the submitter for the woken worker ({@link WakeCounts}).
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
@@ -118,8 +120,15 @@ public class LatencyBench {
     /** {@code wake_latency}'s JMH thread while it may park waiting for the probe; null otherwise. */
     private volatile Thread parkedWaiter;
     private final AtomicInteger loadLeft = new AtomicInteger();
+    /** {@link WakeCounts}' counters ({@code -Dbench.wakeCounts=true}); null otherwise. */
+    private final WakeCounts wakeCounts = WakeCounts.ENABLED ? new WakeCounts() : null;
+    /** The probe's CPU with {@link WakeCounts} on; -1 until the probe has read it. */
+    private volatile int probeCpu = -1;
     private final Runnable probe = () -> {
         probeStart = System.nanoTime(); // volatile write; read by the waiting JMH thread
+        if (WakeCounts.ENABLED) {
+            probeCpu = WakeCounts.cpu(); // after the stamp: not in the latency; before the unpark below
+        }
         // volatile read after the volatile write: a Dekker pair with awaitParked's write of parkedWaiter and read
         // of probeStart (both seq_cst), so a waiter about to park is either seen here or sees the start there.
         // After the stamp, so not in the latency; null (one load) outside wake_latency.
@@ -165,16 +174,30 @@ public class LatencyBench {
         }
     }
 
+    @Setup(Level.Iteration)
+    public void iterationStart() {
+        if (wakeCounts != null) {
+            wakeCounts.iterationStart();
+        }
+    }
+
     @TearDown(Level.Iteration)
     public void dropWarmup(IterationParams iteration) {
-        if (iteration.getType() == IterationType.WARMUP) {
+        boolean warmup = iteration.getType() == IterationType.WARMUP;
+        if (warmup) {
             histogram.reset();
+        }
+        if (wakeCounts != null) {
+            wakeCounts.iterationEnd(!warmup);
         }
     }
 
     @TearDown(Level.Trial)
     public void tearDown(BenchmarkParams params) throws InterruptedException {
         writeRow(params.getBenchmark());
+        if (wakeCounts != null && params.getBenchmark().endsWith(".wake_latency")) {
+            System.out.println(wakeCounts.summary(pool));
+        }
         if (disruptor != null) {
             disruptor.halt();
         }
@@ -183,8 +206,13 @@ public class LatencyBench {
 
     @Benchmark
     public void wake_latency() {
+        int submitCpu = wakeCounts != null ? WakeCounts.cpu() : -1; // before the stamp: not in the latency
         long t0 = submitProbe();
-        record(t0, awaitParked(t0));
+        long start = awaitParked(t0);
+        record(t0, start);
+        if (wakeCounts != null) {
+            wakeCounts.record(submitCpu, awaitProbeCpu(t0), start - t0);
+        }
         // pacing, not synchronisation: let the workers go idle. The whole pause: a probe that saw parkedWaiter just
         // before we cleared it leaves a permit behind, which would end one park early.
         long until = System.nanoTime() + IDLE_PAUSE_NANOS;
@@ -265,6 +293,19 @@ public class LatencyBench {
         } finally {
             parkedWaiter = null;
         }
+    }
+
+    /** The probe's CPU ({@link WakeCounts}): written just after the start this thread has seen, so at once. */
+    private int awaitProbeCpu(long t0) {
+        int cpu;
+        while ((cpu = probeCpu) == -1) {
+            Thread.onSpinWait();
+            if (System.nanoTime() - t0 > PROBE_TIMEOUT_NANOS) {
+                throw new IllegalStateException("probe did not report its CPU within 10 s on " + pool);
+            }
+        }
+        probeCpu = -1; // for the next probe, which is submitted after this store
+        return cpu;
     }
 
     private void record(long t0, long start) {
