@@ -22,9 +22,11 @@ import org.HdrHistogram.Histogram;
  *       to the other, halted vCPU takes 25-250 us, and where such wakes pass 1 % of a fork they are its p99;</li>
  *   <li>how often the submitting JMH thread lost its CPU against its will ({@code nonvoluntary_ctxt_switches} of
  *       {@code /proc/thread-self/status}), per probe: the share of wakes in which the kernel preempted the
- *       submitter for the worker it woke, at the exit of the wake's syscall. The worker then runs about 1 us
- *       after the wake; otherwise it waits until the submitter has looked its 64 times and parked, about 2.7 us.
- *       That share sets the wake's p50 (FJP 4-8 %, TPE_ABQ about 70 %, ours 38-40 % when entry 73 was written).</li>
+ *       submitter for the worker it woke, at the exit of the wake's syscall (other preemptions of that thread
+ *       count too; the switches {@code perf sched} showed were almost all these). The worker then runs about
+ *       1 us after the wake; otherwise it waits until the submitter has looked its 64 times and parked, about
+ *       2.7 us. That share sets the wake's p50 (FJP 4-8 %, TPE_ABQ 62-70 %, ours 30-40 % when entry 73 was
+ *       written).</li>
  * </ul>
  * The probe reads its CPU after its stamp, so the read is not in the latency, but it is one downcall more on
  * the worker before it goes idle. Counts cover the measurement iterations only. The line goes to the JMH log.
