@@ -309,7 +309,12 @@ public class LatencyBench {
     }
 
     private void record(long t0, long start) {
-        histogram.recordValue(Math.min(Math.max(start - t0, 0), histogram.getHighestTrackableValue()));
+        recordClamped(histogram, start - t0);
+    }
+
+    /** Records {@code nanos} into {@code h}, clamped to what it can hold (a clock step back reads as 0). */
+    static void recordClamped(Histogram h, long nanos) {
+        h.recordValue(Math.min(Math.max(nanos, 0), h.getHighestTrackableValue()));
     }
 
     private static int backOff(int spins) {

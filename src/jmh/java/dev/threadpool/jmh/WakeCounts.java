@@ -63,8 +63,7 @@ final class WakeCounts {
 
     /** One probe: the submitter's CPU before its submit, the probe's CPU, and the probe's submit-to-start. */
     void record(int submitCpu, int probeCpu, long latencyNanos) {
-        Histogram h = submitCpu == probeCpu ? same : other;
-        h.recordValue(Math.min(Math.max(latencyNanos, 0), h.getHighestTrackableValue()));
+        LatencyBench.recordClamped(submitCpu == probeCpu ? same : other, latencyNanos);
     }
 
     /** At the start of each iteration, on the JMH thread: its switch counts so far. */
