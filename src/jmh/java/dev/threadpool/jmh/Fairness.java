@@ -1,0 +1,148 @@
+package dev.threadpool.jmh;
+
+import dev.threadpool.PoolConfig;
+import dev.threadpool.ThreadPool;
+import dev.threadpool.internal.queue.CarriedBatches;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.ThreadPoolExecutor;
+
+/**
+ * What a side of a comparison does, so a test can hold every side of every comparison to the same work
+ * ({@code BenchFairnessTest}, docs/BENCHMARKS.md "Fair comparison").
+ *
+ * <p>A benchmark state that compares pools implements {@link Comparison}: after its {@code setUp} and one real
+ * invocation of a {@code @Benchmark} method, {@link Comparison#shape} describes that invocation on that state's
+ * pool, read from the live objects where they can say it (the pool's thread count and bound come from the pool
+ * itself, not from the benchmark's parameters). The test then asserts that every pool of one benchmark method
+ * has the same {@link Shape}, field by field, except the fields a pool's shape names in {@link Shape#differs},
+ * each with the reason that the row of the report prints.
+ */
+final class Fairness {
+    private Fairness() {
+    }
+
+    /** How a side counts its completions (the same on every side of a fair row). */
+    enum Counting {
+        /** The public {@code WaitGroup}: added before the hand-over, one {@code done()} per task. */
+        WAIT_GROUP,
+        /** One shared atomic counter decremented by every task ({@link Countdown}): the labelled extra rows. */
+        SHARED_COUNTER,
+        /** The call returns when the whole computation ran (a join tree, {@code invoke}, {@code parallelFor}). */
+        CALL_RETURNS,
+    }
+
+    /** Where the user's code gets its task objects, per invocation. */
+    enum Nodes {
+        /** One preallocated object, submitted again and again (a no-op flood): no user allocation. */
+        PREALLOCATED,
+        /** A structure built once in setUp and reused (FJP: {@code reinitialize()} before each run). */
+        REUSED,
+        /** Created as the computation recurses or submits: the user's code allocates one per task. */
+        FRESH,
+    }
+
+    /**
+     * One side of one comparison row.
+     *
+     * @param tasks    tasks (leaves, for a join tree) that one invocation runs
+     * @param threads  threads that run them: the pool's own (read from the pool), plus 1 when the calling thread
+     *                 takes part
+     * @param bound    tasks the pool can hold queued before a submitter waits, read from the pool; -1 = unbounded
+     * @param counting how completions are counted
+     * @param nodes    where the task objects come from
+     * @param batched  whether the submitter hands tasks over in batches (our {@code submitBatch}, FJP's one task
+     *                 forking its batch inside the pool)
+     * @param differs  field name to the reason this side differs from the others in it; empty for a fair side
+     */
+    record Shape(long tasks, int threads, long bound, Counting counting, Nodes nodes, boolean batched,
+                 Map<String, String> differs) {
+        Shape {
+            differs = Map.copyOf(differs);
+        }
+
+        Shape(long tasks, int threads, long bound, Counting counting, Nodes nodes, boolean batched) {
+            this(tasks, threads, bound, counting, nodes, batched, Map.of());
+        }
+
+        /** This shape with {@code field} declared different, for {@code reason}. */
+        Shape differing(String field, String reason) {
+            Map<String, String> d = new TreeMap<>(differs);
+            d.put(field, reason);
+            return new Shape(tasks, threads, bound, counting, nodes, batched, d);
+        }
+
+        /** The compared fields by name (all but {@code differs}). */
+        Map<String, Object> fields() {
+            Map<String, Object> m = new TreeMap<>();
+            m.put("tasks", tasks);
+            m.put("threads", threads);
+            m.put("bound", bound);
+            m.put("counting", counting);
+            m.put("nodes", nodes);
+            m.put("batched", batched);
+            return m;
+        }
+    }
+
+    /** A benchmark state whose methods compare pools. */
+    interface Comparison {
+        /** The shape of the last invocation of {@code method} on this state's pool (after setUp and one run). */
+        Shape shape(String method);
+    }
+
+    /** The threads of a pool that run tasks, from the pool itself. */
+    static int threadsOf(ThreadPool ours, ExecutorService jdk) {
+        if (ours != null) {
+            PoolConfig c = ours.config();
+            return c.maxThreads();
+        }
+        if (jdk instanceof ForkJoinPool f) {
+            return f.getParallelism();
+        }
+        if (jdk instanceof ThreadPoolExecutor t) {
+            return t.getMaximumPoolSize();
+        }
+        throw new IllegalArgumentException("unknown pool " + jdk);
+    }
+
+    /**
+     * The bound of a pool, from the pool itself: ours, its queue capacity plus what its workers may hold claimed
+     * beyond it ({@link #oursClaimSlack}); a TPE, its queue's capacity; FJP: unbounded (-1).
+     */
+    static long boundOf(ThreadPool ours, ExecutorService jdk) {
+        if (ours != null) {
+            return ours.config().queueCapacity() + oursClaimSlack(ours);
+        }
+        if (jdk instanceof ThreadPoolExecutor t) {
+            var q = t.getQueue();
+            return q.remainingCapacity() == Integer.MAX_VALUE ? -1 : q.remainingCapacity() + q.size();
+        }
+        if (jdk instanceof ForkJoinPool) {
+            return -1;
+        }
+        throw new IllegalArgumentException("unknown pool " + jdk);
+    }
+
+    /** An ArrayBlockingQueue capacity equal to ours' bound, so a TPE holds exactly what ours holds. */
+    static int matchingCapacity(ThreadPool ours) {
+        return Math.toIntExact(boundOf(ours, null));
+    }
+
+    /**
+     * Tasks ours' workers may hold claimed out of the carried ring beyond its capacity: a worker claims up to
+     * {@link CarriedBatches#MAX_BATCH} cells with one CAS, starts the first and holds the rest in its batch (cells
+     * freed at once, so producers may refill them). A TPE's worker holds only the task it runs.
+     */
+    static int oursClaimSlack(ThreadPool ours) {
+        return ours.config().maxThreads() * (CarriedBatches.MAX_BATCH - 1);
+    }
+
+    /** Whether {@code jdk} is a TPE over an ArrayBlockingQueue (for a row's label). */
+    static boolean isAbq(ExecutorService jdk) {
+        return jdk instanceof ThreadPoolExecutor t && t.getQueue() instanceof ArrayBlockingQueue;
+    }
+}
