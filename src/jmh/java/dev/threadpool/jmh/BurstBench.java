@@ -29,14 +29,22 @@ import org.openjdk.jmh.infra.Blackhole;
  * back-pressure path (our {@code submit} waiting while full, with its space waiters) is what is measured.
  * Score: tasks per second; {@code gc.alloc.rate.norm} is bytes per task.
  *
+ * <p>Every side holds the same number of waiting tasks and counts the same way ({@code BenchFairnessTest}
+ * checks both through {@link #shape}):
  * <ul>
- *   <li>ours: {@code queueCapacity(256)}, {@code submit(task, waitGroup)}, which waits while the ring is full.</li>
- *   <li>{@code TPE_ABQ}: {@code ArrayBlockingQueue(256)}; {@code TPE_LBQ}: {@code LinkedBlockingQueue(256)};
- *       both with {@link Pools#BLOCKING_PUT}, so a producer blocks in {@code queue.put} like ours waits.
- *       CallerRunsPolicy is the other common choice, but it turns producers into workers, and then the queue
- *       bound no longer limits anything: not the case measured here.</li>
+ *   <li>ours: {@code queueCapacity(queue)}, {@code submit(task, waitGroup)}, which waits while the ring is full.
+ *       Its workers claim carried tasks in batches of up to 8 and hold the rest of a batch out of the ring, so
+ *       ours holds up to {@code queue + threads x 7} waiting tasks ({@link Fairness#boundFor}).</li>
+ *   <li>{@code TPE_ABQ}: {@code ArrayBlockingQueue}, {@code TPE_LBQ}: {@code LinkedBlockingQueue}, each of that
+ *       same capacity ({@code queue + threads x 7}), with {@link Pools#BLOCKING_PUT}, so a producer blocks in
+ *       {@code queue.put} as ours waits. CallerRunsPolicy is the other common choice, but it turns producers into
+ *       workers, and then the queue bound no longer limits anything: not the case measured here.</li>
  *   <li>{@code FJP}: ForkJoinPool has no bounded queue, so its producers never wait. It is the reference for
- *       "no back-pressure at all", not a like-for-like peer; the ratio table marks it.</li>
+ *       "no back-pressure at all", not a like-for-like peer: its shape declares the bound different and the
+ *       report's row says "FJP unbounded".</li>
+ *   <li>Counting, every side: each producer adds its share of the burst to one {@link WaitGroup} and every
+ *       task ends with one {@code done()} on it (ours: {@code submit(task, group)} adds per task, and the pool
+ *       calls the {@code done()}; the JDK pools: the producer adds its share once, the task calls it).</li>
  * </ul>
  *
  * <p>Producers are long-lived threads started in setup; each invocation releases them once (a volatile round
@@ -46,9 +54,9 @@ import org.openjdk.jmh.infra.Blackhole;
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
 @Warmup(iterations = 2, time = 1)
-@Measurement(iterations = 5, time = 1)
-@Fork(value = 2, jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED", "-Xms1g", "-Xmx1g"})
-public class BurstBench {
+@Measurement(iterations = 3, time = 1)
+@Fork(value = 1, jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED", "-Xms1g", "-Xmx1g"})
+public class BurstBench implements Fairness.Comparison {
     static final int TASKS = 20_000;
     static final int QUEUE = 256;
     /**
@@ -74,7 +82,6 @@ public class BurstBench {
     private ThreadPool ours;
     private ExecutorService jdk;
     private final WaitGroup group = new WaitGroup();
-    private final Countdown tasksLeft = new Countdown();
     private final Countdown producersLeft = new Countdown();
     private Thread[] producerThreads;
     private volatile int round;
@@ -83,8 +90,10 @@ public class BurstBench {
     private final Runnable oursTask = () -> Blackhole.consumeCPU(WORK_TOKENS);
     private final Runnable jdkTask = () -> {
         Blackhole.consumeCPU(WORK_TOKENS);
-        tasksLeft.countDown();
+        group.done(); // what our pool calls after oursTask
     };
+    /** Ours' completed count before the last invocation: the fairness test's measured task count. */
+    private long completedBefore;
 
     @Setup(Level.Trial)
     public void setUp() {
@@ -96,7 +105,7 @@ public class BurstBench {
             throw new IllegalArgumentException("queue must be a power of two >= 2, got " + queue);
         }
         ours = Pools.ours(pool, n, queue);
-        jdk = ours == null ? Pools.jdkBounded(pool, n, queue) : null;
+        jdk = ours == null ? Pools.jdkBounded(pool, n, Fairness.boundFor(queue, n)) : null;
         if (ours == null && jdk == null) {
             throw new IllegalArgumentException("pool=" + pool + " is not a pool this benchmark knows");
         }
@@ -130,6 +139,7 @@ public class BurstBench {
             } else {
                 ExecutorService e = jdk;
                 Runnable t = jdkTask;
+                group.add(share); // before the first hand-over: no done() can find the count below zero
                 for (int i = 0; i < share; i++) {
                     e.execute(t);
                 }
@@ -155,21 +165,28 @@ public class BurstBench {
     @OperationsPerInvocation(TASKS)
     public void burst_bounded() throws InterruptedException {
         producersLeft.arm(producers);
-        if (ours == null) {
-            tasksLeft.arm(TASKS);
-        }
         round++; // single writer (the JMH thread); producers read it
         for (Thread t : producerThreads) {
             LockSupport.unpark(t);
         }
         producersLeft.await(TIMEOUT_SECONDS);
-        if (ours != null) {
-            // Every submit has returned, so the group counts every task: await cannot see zero early.
-            if (!group.await(Duration.ofSeconds(TIMEOUT_SECONDS))) {
-                throw new IllegalStateException("burst did not finish: " + group.pending() + " outstanding");
-            }
-        } else {
-            tasksLeft.await(TIMEOUT_SECONDS);
+        // Every producer has added its share and returned, so the group counts every task: await cannot see
+        // zero early.
+        if (!group.await(Duration.ofSeconds(TIMEOUT_SECONDS))) {
+            throw new IllegalStateException("burst did not finish: " + group.pending() + " outstanding");
         }
+    }
+
+    @Override
+    public void beforeInvocation() {
+        completedBefore = ours != null ? Fairness.oursCompleted(ours) : 0;
+    }
+
+    @Override
+    public Fairness.Shape shape(String method) {
+        long tasks = ours != null ? Fairness.oursCompleted(ours) - completedBefore : TASKS;
+        Fairness.Shape s = new Fairness.Shape(tasks, Fairness.threadsOf(ours, jdk), Fairness.boundOf(ours, jdk),
+                Fairness.Counting.WAIT_GROUP, Fairness.Nodes.PREALLOCATED, false);
+        return Fairness.declareUnbounded(s, jdk);
     }
 }

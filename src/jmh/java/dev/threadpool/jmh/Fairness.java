@@ -1,6 +1,7 @@
 package dev.threadpool.jmh;
 
 import dev.threadpool.PoolConfig;
+import dev.threadpool.PoolStats;
 import dev.threadpool.ThreadPool;
 import dev.threadpool.internal.queue.CarriedBatches;
 import java.util.Map;
@@ -90,8 +91,28 @@ final class Fairness {
 
     /** A benchmark state whose methods compare pools. */
     interface Comparison {
+        /** Called by the fairness test before the invocation that {@link #shape} then describes. */
+        default void beforeInvocation() {
+        }
+
         /** The shape of the last invocation of {@code method} on this state's pool (after setUp and one run). */
         Shape shape(String method);
+    }
+
+    /**
+     * Ours' completed count, once every accepted task has ended ({@code submitted == completed + failed +
+     * cancelled}): a task's completion is counted after its body returns, so right after the last body
+     * signalled its waiter the count may still lag by one. Waits at most 10 s.
+     */
+    static long oursCompleted(ThreadPool ours) {
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        for (;;) {
+            PoolStats s = ours.statsSnapshot();
+            if (s.submitted() == s.completed() + s.failed() + s.cancelled() || System.nanoTime() - deadline > 0) {
+                return s.completed();
+            }
+            Thread.onSpinWait();
+        }
     }
 
     /** The threads of a pool that run tasks, from the pool itself. */
@@ -127,9 +148,26 @@ final class Fairness {
         throw new IllegalArgumentException("unknown pool " + jdk);
     }
 
-    /** An ArrayBlockingQueue capacity equal to ours' bound, so a TPE holds exactly what ours holds. */
-    static int matchingCapacity(ThreadPool ours) {
-        return Math.toIntExact(boundOf(ours, null));
+    /**
+     * Ours' bound for a pool of {@code threads} with {@code queueCapacity}: what a bounded JDK queue is given, so
+     * that a TPE holds exactly as many waiting tasks as ours ({@link #oursClaimSlack}).
+     */
+    static int boundFor(int queueCapacity, int threads) {
+        return queueCapacity + threads * (CarriedBatches.MAX_BATCH - 1);
+    }
+
+    /**
+     * {@code s} with its bound declared different when the pool is unbounded (-1): FJP and TPE_LBQ, whose
+     * submitters never wait for space where ours and TPE_ABQ do.
+     */
+    static Shape declareUnbounded(Shape s, ExecutorService jdk) {
+        if (s.bound() != -1) {
+            return s;
+        }
+        return s.differing("bound", jdk instanceof ForkJoinPool
+                ? "ForkJoinPool has no bounded queue: its submitters never wait for space"
+                : "an unbounded LinkedBlockingQueue (what Executors.newFixedThreadPool builds): its submitters"
+                        + " never wait for space");
     }
 
     /**
@@ -138,7 +176,8 @@ final class Fairness {
      * freed at once, so producers may refill them). A TPE's worker holds only the task it runs.
      */
     static int oursClaimSlack(ThreadPool ours) {
-        return ours.config().maxThreads() * (CarriedBatches.MAX_BATCH - 1);
+        PoolConfig c = ours.config();
+        return boundFor(c.queueCapacity(), c.maxThreads()) - c.queueCapacity();
     }
 
     /** Whether {@code jdk} is a TPE over an ArrayBlockingQueue (for a row's label). */

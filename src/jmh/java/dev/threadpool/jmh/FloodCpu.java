@@ -12,7 +12,8 @@ import java.util.concurrent.ExecutorService;
 
 /**
  * CPU time per task of {@code flood_1m} (one external submitter, {@code submit(task, group)} on ours,
- * {@code execute(countdownTask)} on the JDK pools), next to its throughput: on a box where the flood's threads
+ * {@code execute(group::done)} after one {@code group.add} on the JDK pools: the same counting, {@link Floods}),
+ * next to its throughput: on a box where the flood's threads
  * outnumber the CPUs, the CPU a task costs (submit, run, spinning, wakes) is what sets throughput, and it is
  * much steadier than the throughput itself when other processes share the box. Not a JMH benchmark: a main
  * that runs {@code rounds} floods of every pool in turn, in one JVM, after {@code warmup} rounds each, and
@@ -22,8 +23,9 @@ import java.util.concurrent.ExecutorService;
  * time went ({@link ThreadTimes}: on a CPU, runnable but waiting for one, blocked; context switches), and a line
  * what the whole box did meanwhile (this JVM, other processes, idle, steal): entry 28 of PERFORMANCE_TRACKING.
  *
- * <p>With {@code batch} above 0, ours submits with {@code submitBatch(tasks, 0, batch, group)} as
- * {@code flood_1m_batched} does (the JDK pools have no batch submit and flood as before).
+ * <p>With {@code batch} above 0, ours submits with {@code submitBatch(tasks, 0, batch, group)} and FJP runs its
+ * batching idiom ({@link Floods.FjBatches}), as {@code flood_1m_batched} does; the TPEs, which have no batch
+ * API, flood one by one, and their rows then compare nothing.
  *
  * <pre>java -cp ... dev.threadpool.jmh.FloodCpu [rounds=7] [warmup=3] [pools=GLOBAL_QUEUE,WORK_STEALING,FJP,TPE_ABQ] [idleWindowMicros|-] [threads|-] [batch=0]</pre>
  */
@@ -79,13 +81,19 @@ public final class FloodCpu {
             samples[p] = new ArrayList<>();
             where[p] = new ArrayList<>();
             ours[p] = Pools.ours(pools[p], threads, Pools.FLOOD_QUEUE, window);
-            jdk[p] = ours[p] == null ? Pools.jdk(pools[p], threads, Pools.FLOOD_QUEUE) : null;
+            jdk[p] = ours[p] == null ? Pools.jdk(pools[p], threads, Fairness.boundFor(Pools.FLOOD_QUEUE, threads))
+                    : null;
         }
         java.lang.management.ThreadMXBean threadCpu = ManagementFactory.getThreadMXBean();
         WaitGroup group = new WaitGroup();
-        Countdown countdown = new Countdown();
         Runnable noop = () -> { };
-        Runnable counted = countdown.task();
+        Runnable doneTask = Floods.doneTask(group);
+        Floods.FjBatches[] fjBatches = new Floods.FjBatches[pools.length];
+        for (int p = 0; p < pools.length; p++) {
+            if (batch > 0 && jdk[p] instanceof java.util.concurrent.ForkJoinPool fj) {
+                fjBatches[p] = new Floods.FjBatches(fj, group, TASKS, batch);
+            }
+        }
         Runnable[] batchTasks = new Runnable[Math.max(batch, 1)];
         Arrays.fill(batchTasks, noop);
         for (int r = 0; r < warmup + rounds; r++) {
@@ -112,16 +120,17 @@ public final class FloodCpu {
                         }
                     }
                     subCpu = threadCpu.getCurrentThreadCpuTime() - sub0;
-                    if (!group.await(Duration.ofSeconds(120))) {
-                        throw new IllegalStateException("flood did not finish: " + group.pending());
-                    }
+                    Floods.await(group);
+                } else if (fjBatches[p] != null) {
+                    fjBatches[p].flood(TASKS); // the submitter's CPU then includes its wait (a park)
+                    subCpu = threadCpu.getCurrentThreadCpuTime() - sub0;
                 } else {
-                    countdown.arm(TASKS);
+                    group.add(TASKS);
                     for (int i = 0; i < TASKS; i++) {
-                        jdk[p].execute(counted);
+                        jdk[p].execute(doneTask);
                     }
                     subCpu = threadCpu.getCurrentThreadCpuTime() - sub0;
-                    countdown.await(120);
+                    Floods.await(group);
                 }
                 long wall = System.nanoTime() - t0;
                 long cpu = os.getProcessCpuTime() - cpu0;

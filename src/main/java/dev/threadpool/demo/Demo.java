@@ -11,16 +11,15 @@ import dev.threadpool.WorkerStats;
 import dev.threadpool.internal.os.Platform;
 import java.time.Duration;
 import java.util.Locale;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ForkJoinPool;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.RecursiveAction;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
  * The main job: runs a real workload on the pool and verifies it.
  * <ol>
- *   <li>a flood of one million small tasks (single submits and batches), every one counted;</li>
+ *   <li>a flood of one million small tasks, one by one and in batches, every one counted;</li>
  *   <li>a divide-and-conquer sum over 2^24 elements with leaves of 4096 (seed 002's wsum), checked against
  *       the serial loop;</li>
  *   <li>seed 002's wsum on a WORK_STEALING pool ({@link Wsum});</li>
@@ -79,69 +78,115 @@ public final class Demo {
         System.exit(ok ? 0 : 1);
     }
 
-    /** One million tiny tasks, here and on ForkJoinPool, warm (see {@link Compare}). */
+    /**
+     * One million tiny tasks, here and on ForkJoinPool, warm (see {@link Compare}): first one by one, then in
+     * batches of {@link #FLOOD_BATCH}. Both sides do the same work (docs/BENCHMARKS.md, "Fair comparison"): the
+     * same task body (add its index to a sum), one capturing lambda or task object per task from the user's code,
+     * and the same counting, one {@code done()} per task on a {@link WaitGroup}. Batched, each side uses its own
+     * batching idiom: ours {@code submitBatch}, ForkJoinPool one task per batch that forks its children inside
+     * the pool.
+     */
     private static boolean flood(ThreadPool pool, ForkJoinPool fj) throws Exception {
         System.out.println();
-        System.out.printf(Locale.ROOT, "1. flood: %,d small tasks per round (half one by one, half in batches of"
-                + " 256; ForkJoinPool: execute each), every one counted%n", FLOOD_TASKS);
-        Compare.Result r = Compare.run("   ", () -> floodOurs(pool), () -> floodFjp(fj));
+        System.out.printf(Locale.ROOT, "1. flood: %,d small tasks per round, every one counted on a WaitGroup on"
+                + " both sides%n   a) one by one (ours: submit(task, group); ForkJoinPool: execute)%n", FLOOD_TASKS);
+        Compare.Result single = Compare.run("   ", () -> floodOurs(pool), () -> floodFjp(fj));
+        printFlood(single);
+        System.out.printf(Locale.ROOT, "   b) in batches of %d (ours: submitBatch; ForkJoinPool: one task per batch"
+                + " that forks its %d children inside the pool)%n", FLOOD_BATCH, FLOOD_BATCH);
+        Compare.Result batched = Compare.run("   ", () -> floodOursBatched(pool), () -> floodFjpBatched(fj));
+        printFlood(batched);
+        return single.ok() && batched.ok();
+    }
+
+    private static void printFlood(Compare.Result r) {
         System.out.printf(Locale.ROOT, "   warm best: thread-pool %,.0f tasks/s, ForkJoinPool %,.0f tasks/s; sums %s%n",
                 FLOOD_TASKS / (r.oursBestNanos() / 1e9), FLOOD_TASKS / (r.fjpBestNanos() / 1e9),
                 r.ok() ? "match in every round on both sides" : "WRONG");
-        return r.ok();
     }
 
     private static final long FLOOD_SUM = (long) FLOOD_TASKS * (FLOOD_TASKS - 1) / 2;
+    private static final int FLOOD_BATCH = 256;
 
-    /** One round on this pool: half one by one, half in batches of 256; true when every task ran once. */
+    /** One round on this pool, one by one; true when every task ran once. */
     private static boolean floodOurs(ThreadPool pool) throws InterruptedException {
         AtomicLong sum = new AtomicLong();
         WaitGroup wg = new WaitGroup();
-        int half = FLOOD_TASKS / 2;
-        for (int i = 0; i < half; i++) {
+        for (int i = 0; i < FLOOD_TASKS; i++) {
             long v = i;
-            pool.submit(() -> sum.addAndGet(v), wg);
+            pool.submit(() -> sum.addAndGet(v), wg); // the pool calls wg.done() after the task
         }
-        Runnable[] batch = new Runnable[256];
-        for (int i = half; i < FLOOD_TASKS; i += batch.length) {
+        return awaitFlood("thread-pool", wg) && checkFlood("thread-pool", sum.get());
+    }
+
+    /** One round on ForkJoinPool, one by one, counted as ours is; true when every task ran once. */
+    private static boolean floodFjp(ForkJoinPool fj) throws InterruptedException {
+        AtomicLong sum = new AtomicLong();
+        WaitGroup wg = new WaitGroup();
+        wg.add(FLOOD_TASKS);
+        for (int i = 0; i < FLOOD_TASKS; i++) {
+            long v = i;
+            fj.execute(() -> {
+                sum.addAndGet(v);
+                wg.done();
+            });
+        }
+        return awaitFlood("ForkJoinPool", wg) && checkFlood("ForkJoinPool", sum.get());
+    }
+
+    /** One round on this pool in batches; true when every task ran once. */
+    private static boolean floodOursBatched(ThreadPool pool) throws InterruptedException {
+        AtomicLong sum = new AtomicLong();
+        WaitGroup wg = new WaitGroup();
+        Runnable[] batch = new Runnable[FLOOD_BATCH];
+        for (int i = 0; i < FLOOD_TASKS; i += batch.length) {
             int n = Math.min(batch.length, FLOOD_TASKS - i);
             for (int k = 0; k < n; k++) {
                 long v = i + k;
-                batch[k] = () -> {
-                    sum.addAndGet(v);
-                    wg.done();
-                };
+                batch[k] = () -> sum.addAndGet(v);
             }
-            wg.add(n);
-            int accepted = pool.submitBatch(batch, 0, n);
+            int accepted = pool.submitBatch(batch, 0, n, wg); // adds to wg; the pool calls done() per task
             if (accepted != n) {
                 System.out.println("   batch accepted only " + accepted + " of " + n);
                 return false;
             }
         }
-        if (!wg.await(Duration.ofMinutes(2))) {
-            System.out.println("   flood did not finish within 2 minutes");
-            return false;
-        }
-        return checkFlood("thread-pool", sum.get());
+        return awaitFlood("thread-pool", wg) && checkFlood("thread-pool", sum.get());
     }
 
-    /** One round on ForkJoinPool: execute every task, a latch counts them; true when every task ran once. */
-    private static boolean floodFjp(ForkJoinPool fj) throws InterruptedException {
+    /** One round on ForkJoinPool in batches: its idiom, one task per batch forking the children inside the pool. */
+    private static boolean floodFjpBatched(ForkJoinPool fj) throws InterruptedException {
         AtomicLong sum = new AtomicLong();
-        CountDownLatch done = new CountDownLatch(FLOOD_TASKS);
-        for (int i = 0; i < FLOOD_TASKS; i++) {
-            long v = i;
-            fj.execute(() -> {
-                sum.addAndGet(v);
-                done.countDown();
+        WaitGroup wg = new WaitGroup();
+        wg.add(FLOOD_TASKS);
+        for (int i = 0; i < FLOOD_TASKS; i += FLOOD_BATCH) {
+            int from = i;
+            int to = Math.min(i + FLOOD_BATCH, FLOOD_TASKS);
+            fj.execute(new RecursiveAction() {
+                @Override
+                protected void compute() {
+                    for (int k = from; k < to; k++) {
+                        long v = k;
+                        new RecursiveAction() {
+                            @Override
+                            protected void compute() {
+                                sum.addAndGet(v);
+                                wg.done();
+                            }
+                        }.fork();
+                    }
+                }
             });
         }
-        if (!done.await(2, TimeUnit.MINUTES)) {
-            System.out.println("   ForkJoinPool flood did not finish within 2 minutes");
+        return awaitFlood("ForkJoinPool", wg) && checkFlood("ForkJoinPool", sum.get());
+    }
+
+    private static boolean awaitFlood(String side, WaitGroup wg) throws InterruptedException {
+        if (!wg.await(Duration.ofMinutes(2))) {
+            System.out.println("   " + side + " flood did not finish within 2 minutes");
             return false;
         }
-        return checkFlood("ForkJoinPool", sum.get());
+        return true;
     }
 
     private static boolean checkFlood(String side, long sum) {
