@@ -28,8 +28,9 @@ import java.util.concurrent.TimeUnit;
  *   <tr><td>{@code TPE_LBQ}</td><td>{@code ThreadPoolExecutor(threads, threads)} over an unbounded
  *       {@code LinkedBlockingQueue}: what {@code Executors.newFixedThreadPool} builds</td></tr>
  *   <tr><td>{@code TPE_ABQ}</td><td>{@code ThreadPoolExecutor(threads, threads)} over an
- *       {@code ArrayBlockingQueue} of the same capacity as ours, with {@link #BLOCKING_PUT} so a full queue
- *       makes the submitter wait, as ours does</td></tr>
+ *       {@code ArrayBlockingQueue} of the capacity the caller passes (the comparisons pass ours' bound,
+ *       {@link Fairness#boundFor}), with {@link #BLOCKING_PUT} so a full queue makes the submitter wait, as ours
+ *       does</td></tr>
  * </table>
  *
  * <p>All pools get the same thread count; JDK executors have their core threads prestarted because ours starts
