@@ -24,8 +24,9 @@ import java.util.function.IntConsumer;
  * falls on both sides alike. Both pools stay up the whole time, as a game's would.
  *
  * <p>Our side: one {@link ThreadPool#parallelFor parallelFor(0, jobs, 1, ...)} per frame on
- * {@code GLOBAL_QUEUE}. Called from outside the pool, parallelFor lets the frame thread take part, as
- * {@code ForkJoinPool.invoke} does: it offers the range to one helper task per worker and starts on the jobs
+ * {@code GLOBAL_QUEUE}. Called from outside the pool, parallelFor lets the frame thread take part (on the FJP
+ * side it does not: {@code ForkJoinPool.invoke}'s caller parks until the root completes, since JDK 25's external
+ * join helps only in the common pool): it offers the range to one helper task per worker and starts on the jobs
  * itself at once, so the frame's first job does not wait for a parked worker's wake, and the frame thread, busy
  * until the last job is claimed, waits only for jobs already running elsewhere. Measured against the earlier
  * form (one {@link ThreadPool#submitBatch} and a {@link WaitGroup} the jobs count themselves out of, the frame

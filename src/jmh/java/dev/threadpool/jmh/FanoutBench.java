@@ -26,31 +26,52 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * Recursive fan-out, the workload work stealing is for, on every queue topology and on ForkJoinPool with the
- * same thread count.
+ * same thread count. Every row holds both sides to the same tree (same split, same leaves, same leaf work) and
+ * the same user allocation; where the mechanism differs the row says so here and in {@link #shape}.
  * <ul>
- *   <li>{@link #wsum}: seed 002's wsum, sum of mix(i) over 2^24 elements: split, submit the right half, keep
- *       the left, leaves of 4096 summed serially (4095 submitted tasks, coarse).</li>
- *   <li>{@link #tree}: a fine-grained binary tree of 2^20 - 1 tasks (about a million): every node does a
- *       few nanoseconds of work and submits both children; the cost is almost all scheduling.</li>
- *   <li>{@link #tree_join}: a binary tree of {@code ThreadPool.join}s with 2^20 leaves (2^20 - 1 joins);
- *       FORK_JOIN: a RecursiveAction with {@code invokeAll(left, right)} per node. Our nodes are built once in setUp and
- *       reused (each leaf counts its own runs, checked after every iteration), so {@code -prof gc}'s
- *       {@code gc.alloc.rate.norm} is the pool's own allocation; FJP's nodes are allocated per run, as
- *       ForkJoinTasks must be (a task completes once).</li>
- *   <li>{@link #wsum_join}: wsum with {@code join(left, right)} per split instead of submit + WaitGroup.</li>
+ *   <li>{@link #wsum}: seed 002's wsum, sum of mix(i) over 2^24 elements: split, hand the right half over, keep
+ *       the left, leaves of 4096 summed serially into one shared {@code AtomicLong} (4095 handed-over halves,
+ *       coarse). Ours submits the halves detached and counts them with a {@code WaitGroup}; FJP forks them and
+ *       joins them (a linked list of forked halves per task, the {@code RecursiveAction} javadoc's form), as
+ *       its user would: the detached shape against the fork/join one, one object per half on both sides.</li>
+ *   <li>{@link #tree}: a fine-grained binary tree of 2^20 - 1 nodes (about a million): every node counts once
+ *       and hands both children over; the cost is almost all scheduling. Different mechanisms for the same
+ *       tree: ours submits both children detached and the caller awaits a {@code WaitGroup} (the detached
+ *       shape); FJP's node {@code invokeAll}s them (the join shape, the only one FJP's user has). Two fresh
+ *       nodes per node on both sides.</li>
+ *   <li>{@link #tree_join_reused}: a binary tree of joins with 2^20 leaves (2^20 - 1 joins), built once in
+ *       setUp and run again every invocation: ours {@code ThreadPool.join(left, right)} per node, FJP a
+ *       {@code RecursiveAction} per node with {@code invokeAll(left, right)}. Every leaf counts its own runs,
+ *       checked after every iteration on both sides. FJP's tasks run once per initialisation: a node
+ *       {@code reinitialize()}s its two children right after its {@code invokeAll} joined them, and the
+ *       caller the root after {@code invoke} returned, inside the timing, as a user reusing the tree in their
+ *       own loop pays it (see {@link FjJoinNode}). No user allocation in the timed path on either side, so
+ *       {@code -prof gc}'s {@code gc.alloc.rate.norm} is each pool's own allocation.</li>
+ *   <li>{@link #tree_join_fresh}: the same tree with its nodes created as it recurses, as a user's recursive
+ *       algorithm does: ours {@code pool.join(new FreshNode(d - 1), new FreshNode(d - 1))}, FJP
+ *       {@code invokeAll(new FjFreshNode(d - 1), new FjFreshNode(d - 1))}; each leaf sets its count to 1 and
+ *       each node sums its children's counts after the join, the same way on both sides, and the caller
+ *       checks the total (2^20).</li>
+ *   <li>{@link #wsum_join}: wsum as a binary tree of joins, two fresh halves per split on both sides (ours
+ *       {@code join(left, right)}, FJP {@code invokeAll(left, right)}).</li>
  * </ul>
  * {@code pool}: GLOBAL_QUEUE, WS_RING (WORK_STEALING, RING local queues), WS_CHASE_LEV, LANE_EXTENSION,
- * FORK_JOIN (RecursiveAction, fork/join; the {@code _join} benchmarks run the FJP form there). {@code threads} 0 means {@code availableProcessors()}. Time per whole run.
+ * FORK_JOIN. Every pool has the same total thread count {@code n} ({@code threads}, 0 meaning
+ * {@code availableProcessors()}); LANE_EXTENSION's minimum of one blocking-lane worker is one of its {@code n},
+ * and by the current design a blocking-lane worker takes default-lane tasks but does not steal join halves,
+ * so its join rows run on {@code n - 1} stealing threads (see {@link #ours}). Time per whole run. The heap is
+ * fixed at 1 GiB ({@code -Xms1g -Xmx1g}), as docs/BENCHMARKS.md's protocol says, so the young GCs of the rows
+ * that allocate nodes have the same room on every side.
  *
  * <pre>mvn -B -q validate test-compile exec:exec@jmh -Djmh.args="FanoutBench -f 1 -wi 1 -i 1 -r 1s -w 1s"</pre>
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
-@Warmup(iterations = 3, time = 1)
-@Measurement(iterations = 5, time = 1)
-@Fork(value = 1, jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED"})
-public class FanoutBench {
+@Warmup(iterations = 2, time = 1)
+@Measurement(iterations = 3, time = 1)
+@Fork(value = 1, jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED", "-Xms1g", "-Xmx1g"})
+public class FanoutBench implements Fairness.Comparison {
     static final long ELEMENTS = 1L << 24;
     static final long LEAF = 4096;
     static final int TREE_DEPTH = 20;
@@ -65,7 +86,9 @@ public class FanoutBench {
     private ThreadPool ours;
     private ForkJoinPool fj;
     private final WaitGroup group = new WaitGroup();
+    /** tree_join_reused's prebuilt tree: ours' or FJP's, whichever {@link #pool} is. */
     private JoinNode joinRoot;
+    private FjJoinNode fjJoinRoot;
     private long joinInvocations;
     private final AtomicLong total = new AtomicLong();
 
@@ -74,17 +97,20 @@ public class FanoutBench {
         int n = threads > 0 ? threads : Runtime.getRuntime().availableProcessors();
         if (pool.equals("FORK_JOIN")) {
             fj = new ForkJoinPool(n);
+            fjJoinRoot = FjJoinNode.build(TREE_DEPTH);
         } else {
             ours = ours(pool, n);
-        }
-        if (ours != null) {
             joinRoot = JoinNode.build(ours, TREE_DEPTH);
         }
     }
 
     /**
-     * Our pool for {@code pool} ({@link #pool}'s values but FORK_JOIN) with {@code n} workers; LANE_EXTENSION gets
-     * {@code n} default-lane workers and one reserved for the blocking lane. Also {@code JoinModes}'.
+     * Our pool for {@code pool} ({@link #pool}'s values but FORK_JOIN) with {@code n} threads in all, as FJP's
+     * parallelism {@code n}; also {@code JoinModes}'. LANE_EXTENSION's minimum blocking-lane worker count is 1,
+     * so one of its {@code n} threads is a blocking-lane worker, which by the current design takes default-lane tasks
+     * but never steals join halves (docs/DESIGN.md, "join"): the join rows run on {@code n - 1} stealing threads
+     * (an extra thread would give it more threads than the other pools; a later change makes blocking workers
+     * help). So LANE_EXTENSION needs {@code n >= 2}.
      */
     static ThreadPool ours(String pool, int n) {
         // A table that holds the whole tree (2^20 descriptors): with less, a submit into the full pool runs the
@@ -97,22 +123,55 @@ public class FanoutBench {
             case "WS_RING" -> b.schedulerVariant(SchedulerVariant.WORK_STEALING).queueKind(QueueKind.RING).build();
             case "WS_CHASE_LEV" -> b.schedulerVariant(SchedulerVariant.WORK_STEALING).queueKind(QueueKind.CHASE_LEV)
                     .build();
-            case "LANE_EXTENSION" -> b.schedulerVariant(SchedulerVariant.LANE_EXTENSION)
-                    .maxThreads(Math.min(n + 1, 64)).blockingWorkers(1).build(); // n default-lane workers
+            case "LANE_EXTENSION" -> b.schedulerVariant(SchedulerVariant.LANE_EXTENSION).blockingWorkers(1).build();
             default -> throw new IllegalArgumentException("pool=" + pool);
         });
     }
 
-    /** tree_join: every leaf ran once per invocation (counted per leaf, plain, by whoever ran it). */
+    /** tree_join_reused: every leaf ran once per invocation, on either side (counted per leaf, plain). */
     @TearDown(Level.Iteration)
     public void checkJoinTree() {
-        if (joinRoot != null && joinInvocations > 0) {
-            long leaves = joinRoot.leafRuns();
+        if (joinInvocations > 0) {
+            long leaves = joinRoot != null ? joinRoot.leafRuns() : fjJoinRoot.leafRuns();
             if (leaves != joinInvocations << TREE_DEPTH) {
-                throw new IllegalStateException(pool + ": tree_join ran " + leaves + " leaves in " + joinInvocations
-                        + " invocations");
+                throw new IllegalStateException(pool + ": tree_join_reused ran " + leaves + " leaves in "
+                        + joinInvocations + " invocations");
             }
         }
+    }
+
+    /**
+     * The shape of {@code method} on this pool. Bound: -1 on both sides of every row, here: FJP is unbounded,
+     * and ours' bound (its descriptor table, {@link Fairness#boundOf}) does not bound any of these trees: the
+     * table holds all 2^20 tasks of {@link #tree}, and a join takes no descriptor (only an outside caller's
+     * hand-over does), so no submitter ever waits for room on either side.
+     */
+    @Override
+    public Fairness.Shape shape(String method) {
+        int threads = Fairness.threadsOf(ours, fj);
+        Fairness.Shape s = switch (method) {
+            case "wsum" -> new Fairness.Shape(ELEMENTS / LEAF, threads, -1, ours != null ? Fairness.Counting.WAIT_GROUP
+                    : Fairness.Counting.CALL_RETURNS, Fairness.Nodes.FRESH, false);
+            case "tree" -> new Fairness.Shape((1L << TREE_DEPTH) - 1, threads, -1, ours != null
+                    ? Fairness.Counting.WAIT_GROUP : Fairness.Counting.CALL_RETURNS, Fairness.Nodes.FRESH, false);
+            case "tree_join_reused" -> new Fairness.Shape(1L << TREE_DEPTH, threads, -1,
+                    Fairness.Counting.CALL_RETURNS, Fairness.Nodes.REUSED, false);
+            case "tree_join_fresh" -> new Fairness.Shape(1L << TREE_DEPTH, threads, -1,
+                    Fairness.Counting.CALL_RETURNS, Fairness.Nodes.FRESH, false);
+            case "wsum_join" -> new Fairness.Shape(ELEMENTS / LEAF, threads, -1, Fairness.Counting.CALL_RETURNS,
+                    Fairness.Nodes.FRESH, false);
+            default -> throw new IllegalArgumentException("FanoutBench has no benchmark " + method);
+        };
+        if (ours != null && (method.equals("wsum") || method.equals("tree"))) {
+            s = s.differing("counting", "ours submits the halves detached and awaits a WaitGroup (the detached"
+                    + " shape); FJP's tasks join their children and invoke returns (fork/join, FJP's only shape)");
+        }
+        if (ours != null && ours.config().schedulerVariant() == SchedulerVariant.LANE_EXTENSION
+                && method.contains("join")) {
+            s = s.differing("threads", "same n threads, but one of LANE_EXTENSION's is its minimum blocking-lane"
+                    + " worker, which may own a join but never steals join halves: n - 1 threads share the tree");
+        }
+        return s;
     }
 
     @TearDown(Level.Trial)
@@ -155,7 +214,7 @@ public class FanoutBench {
     public long wsum() throws InterruptedException {
         total.set(0);
         if (fj != null) {
-            fj.invoke(new FjSum(total, 0, ELEMENTS));
+            fj.invoke(new FjSum(total, 0, ELEMENTS, null));
         } else {
             ours.submit(new Sum(ours, group, total, 0, ELEMENTS), group);
             await();
@@ -177,15 +236,24 @@ public class FanoutBench {
         }
     }
 
+    /**
+     * wsum's FJP task, written as {@link Sum} is: fork the right half, keep the left, down to a leaf, so both
+     * sides allocate one object per handed-over half (4095) and none for the kept left. FJP's task must also
+     * join what it forked before it completes (invoke returns after the whole tree): the forked halves are kept
+     * in a linked list and joined last-forked first, the {@code RecursiveAction} javadoc's form; ours' tasks end
+     * detached and the WaitGroup counts them.
+     */
     private static final class FjSum extends RecursiveAction {
         private final AtomicLong total;
         private final long lo;
         private final long hi;
+        private final FjSum next;
 
-        FjSum(AtomicLong total, long lo, long hi) {
+        FjSum(AtomicLong total, long lo, long hi, FjSum next) {
             this.total = total;
             this.lo = lo;
             this.hi = hi;
+            this.next = next;
         }
 
         @Override
@@ -193,15 +261,16 @@ public class FanoutBench {
             long l = lo;
             long h = hi;
             FjSum forked = null;
-            if (h - l > LEAF) {
+            while (h - l > LEAF) {
                 long mid = (l + h) >>> 1;
-                forked = new FjSum(total, mid, h);
+                forked = new FjSum(total, mid, h, forked);
                 forked.fork(); // the right half
-                new FjSum(total, l, mid).compute(); // keep the left
-                forked.join();
-                return;
+                h = mid; // keep the left
             }
             total.addAndGet(leaf(l, h));
+            for (FjSum f = forked; f != null; f = f.next) {
+                f.join();
+            }
         }
     }
 
@@ -234,6 +303,7 @@ public class FanoutBench {
         }
     }
 
+    /** tree's FJP node: one count, then both children (depth - 1) by {@code invokeAll}, FJP's user's form. */
     private static final class FjNode extends RecursiveAction {
         private final AtomicLong total;
         private final int depth;
@@ -254,15 +324,21 @@ public class FanoutBench {
 
     // ---- join ------------------------------------------------------------------------------------------
 
+    /**
+     * The prebuilt tree, run again: ours hands its root's two children over ({@code join} from outside: the pair
+     * is one task, the caller waits), FJP invokes its root, whose {@code compute} {@code invokeAll}s the same
+     * two children; then the caller reinitializes FJP's root (its children were reinitialized by it, see
+     * {@link FjJoinNode}), inside the timing, as a user reusing the tree pays it.
+     */
     @Benchmark
-    public long tree_join() throws InterruptedException {
+    public long tree_join_reused() throws InterruptedException {
         if (fj != null) {
-            fj.invoke(new FjJoinNode(TREE_DEPTH));
-            return 1L << TREE_DEPTH;
+            fj.invoke(fjJoinRoot);
+            fjJoinRoot.reinitialize(); // complete, and invoke's join was its only one: defined here
+        } else {
+            ours.join(joinRoot.left, joinRoot.right); // from outside: one hand-over, then 2^20 - 2 joins on workers
         }
-        ours.join(joinRoot.left, joinRoot.right); // from outside: one hand-over, then 2^20 - 2 joins on workers
-        joinInvocations++;
-        return joinInvocations;
+        return ++joinInvocations;
     }
 
     /** A node of the preallocated join tree: a leaf counts its runs; an inner node joins its children. */
@@ -302,22 +378,121 @@ public class FanoutBench {
         }
     }
 
-    /** tree_join's FORK_JOIN node, fresh per run as ForkJoinTasks must be (also JoinModes'). */
+    /**
+     * tree_join_reused's FORK_JOIN node (also JoinModes'), the same tree as {@link JoinNode}: a leaf counts its
+     * runs; an inner node {@code invokeAll}s its children. A ForkJoinTask runs once per initialisation, and
+     * {@link #reinitialize()} is defined only on a task that completed and whose joins all returned. A careful
+     * user reusing the tree reinitializes each node's children in the node, right after {@code invokeAll}
+     * returned (it joined both, and it is their only joiner): that costs one store pair per node, spread over
+     * the workers while the nodes are still in their caches, instead of a serial walk of 2^21 nodes after each
+     * run; the caller reinitializes the root after {@code invoke}. Both are inside the timing. Reinitializing
+     * keeps {@link #runs} (it resets only the task's status).
+     */
     static final class FjJoinNode extends RecursiveAction {
-        private final int depth;
+        final FjJoinNode left;
+        final FjJoinNode right;
+        /** Runs of this leaf; plain: one runner at a time, published to the checker by invoke's return. */
         long runs;
 
-        FjJoinNode(int depth) {
+        FjJoinNode(FjJoinNode left, FjJoinNode right) {
+            this.left = left;
+            this.right = right;
+        }
+
+        static FjJoinNode build(int depth) {
+            return depth == 0 ? new FjJoinNode(null, null) : new FjJoinNode(build(depth - 1), build(depth - 1));
+        }
+
+        long leafRuns() {
+            return left == null ? runs : left.leafRuns() + right.leafRuns();
+        }
+
+        @Override
+        protected void compute() {
+            if (left == null) {
+                runs++;
+                return;
+            }
+            invokeAll(left, right);
+            left.reinitialize(); // both completed and joined (by invokeAll, their only joiner): ready to rerun
+            right.reinitialize();
+        }
+    }
+
+    /**
+     * The tree created as it recurses, 2^21 - 2 nodes per run on our side and 2^21 - 1 on FJP's (its root is a
+     * task too; ours' outside call hands the root's two children over as the pair): the caller checks the leaf
+     * count that the nodes summed up the tree, the same way on both sides.
+     */
+    @Benchmark
+    public long tree_join_fresh() throws InterruptedException {
+        long leaves;
+        if (fj != null) {
+            FjFreshNode root = new FjFreshNode(TREE_DEPTH);
+            fj.invoke(root);
+            leaves = root.leaves;
+        } else {
+            FreshNode left = new FreshNode(ours, TREE_DEPTH - 1);
+            FreshNode right = new FreshNode(ours, TREE_DEPTH - 1);
+            ours.join(left, right);
+            leaves = left.leaves + right.leaves;
+        }
+        if (leaves != 1L << TREE_DEPTH) {
+            throw new IllegalStateException(pool + ": tree_join_fresh counted " + leaves + " leaves");
+        }
+        return leaves;
+    }
+
+    /**
+     * tree_join_fresh's node on our side: a leaf sets {@link #leaves} to 1; an inner node creates its two children,
+     * joins them and sums theirs. Plain field: written by the child's runner, read after the join's return.
+     */
+    static final class FreshNode implements Runnable {
+        private final ThreadPool pool;
+        private final int depth;
+        long leaves;
+
+        FreshNode(ThreadPool pool, int depth) {
+            this.pool = pool;
+            this.depth = depth;
+        }
+
+        @Override
+        public void run() {
+            if (depth == 0) {
+                leaves = 1;
+                return;
+            }
+            FreshNode left = new FreshNode(pool, depth - 1);
+            FreshNode right = new FreshNode(pool, depth - 1);
+            try {
+                pool.join(left, right);
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+            leaves = left.leaves + right.leaves;
+        }
+    }
+
+    /** tree_join_fresh's FJP node: as {@link FreshNode}, with {@code invokeAll(left, right)} for the join. */
+    static final class FjFreshNode extends RecursiveAction {
+        private final int depth;
+        long leaves;
+
+        FjFreshNode(int depth) {
             this.depth = depth;
         }
 
         @Override
         protected void compute() {
             if (depth == 0) {
-                runs++;
+                leaves = 1;
                 return;
             }
-            invokeAll(new FjJoinNode(depth - 1), new FjJoinNode(depth - 1));
+            FjFreshNode left = new FjFreshNode(depth - 1);
+            FjFreshNode right = new FjFreshNode(depth - 1);
+            invokeAll(left, right);
+            leaves = left.leaves + right.leaves;
         }
     }
 
@@ -325,7 +500,7 @@ public class FanoutBench {
     public long wsum_join() throws InterruptedException {
         total.set(0);
         if (fj != null) {
-            fj.invoke(new FjSum(total, 0, ELEMENTS));
+            fj.invoke(new FjJoinSum(total, 0, ELEMENTS));
         } else {
             ours.join(new JoinSum(ours, total, 0, ELEMENTS / 2), new JoinSum(ours, total, ELEMENTS / 2, ELEMENTS));
         }
@@ -345,6 +520,29 @@ public class FanoutBench {
             } catch (InterruptedException e) {
                 throw new IllegalStateException(e);
             }
+        }
+    }
+
+    /** wsum_join's FJP task: {@link JoinSum}'s split with {@code invokeAll(left, right)} for the join. */
+    private static final class FjJoinSum extends RecursiveAction {
+        private final AtomicLong total;
+        private final long lo;
+        private final long hi;
+
+        FjJoinSum(AtomicLong total, long lo, long hi) {
+            this.total = total;
+            this.lo = lo;
+            this.hi = hi;
+        }
+
+        @Override
+        protected void compute() {
+            if (hi - lo <= LEAF) {
+                total.addAndGet(leaf(lo, hi));
+                return;
+            }
+            long mid = (lo + hi) >>> 1;
+            invokeAll(new FjJoinSum(total, lo, mid), new FjJoinSum(total, mid, hi));
         }
     }
 }

@@ -6,15 +6,17 @@ import java.util.Locale;
 import java.util.concurrent.ForkJoinPool;
 
 /**
- * Whether a join tree runs at one speed per pool or at one of several: {@code FanoutBench.tree_join}'s tree (a
- * prebuilt binary tree of {@code join}s whose leaves count their runs), on several pools made one after another
- * in one JVM, each pool's median printed on its own. A JMH fork measures one pool, so a per-pool mode shows
+ * Whether a join tree runs at one speed per pool or at one of several: {@code FanoutBench.tree_join_reused}'s
+ * tree (a prebuilt binary tree of {@code join}s whose leaves count their runs), on several pools made one after
+ * another in one JVM, each pool's median printed on its own. A JMH fork measures one pool, so a per-pool mode shows
  * there as forks of one build that differ by 2x; here it shows as pools that differ inside one JVM, and a
  * build that removes the mode shows every pool at one speed (PERFORMANCE_TRACKING entry 63). Not a JMH
  * benchmark: a main.
  * <ul>
  *   <li>{@code side}: {@code GLOBAL_QUEUE}, {@code WS_RING}, {@code WS_CHASE_LEV}, {@code LANE_EXTENSION} or
- *       {@code FORK_JOIN}: FanoutBench's pools ({@link FanoutBench#ours}) and its FORK_JOIN node.</li>
+ *       {@code FORK_JOIN}: FanoutBench's pools ({@link FanoutBench#ours}: LANE_EXTENSION needs
+ *       {@code workers >= 2}, one of them its blocking-lane worker) and its FORK_JOIN tree, prebuilt as ours and
+ *       reinitialized as it runs ({@link FanoutBench.FjJoinNode}).</li>
  *   <li>{@code depth}: the tree's depth; a tree below 20 runs {@code 2^(20 - depth)} times per measured run,
  *       so every run has 2^20 leaves (depth 14, about 1 MB of nodes, stays in the L2 caches).</li>
  * </ul>
@@ -93,18 +95,25 @@ public final class JoinModes {
         int reps = 1 << (LEAVES_LOG2 - depth);
         ForkJoinPool fj = new ForkJoinPool(workers);
         try {
+            FanoutBench.FjJoinNode root = FanoutBench.FjJoinNode.build(depth); // reused as ours' tree is
             for (int i = 0; i < WARMUP_RUNS; i++) {
                 for (int k = 0; k < reps; k++) {
-                    fj.invoke(new FanoutBench.FjJoinNode(depth));
+                    fj.invoke(root);
+                    root.reinitialize(); // its nodes reinitialize their children as they run
                 }
             }
             double[] ms = new double[runs];
             for (int i = 0; i < runs; i++) {
                 long t0 = System.nanoTime();
                 for (int k = 0; k < reps; k++) {
-                    fj.invoke(new FanoutBench.FjJoinNode(depth));
+                    fj.invoke(root);
+                    root.reinitialize();
                 }
                 ms[i] = (System.nanoTime() - t0) / 1e6;
+            }
+            long expected = (long) (WARMUP_RUNS + runs) * reps << depth;
+            if (root.leafRuns() != expected) {
+                throw new IllegalStateException("FORK_JOIN: " + root.leafRuns() + " leaf runs, expected " + expected);
             }
             Arrays.sort(ms);
             return String.format(Locale.ROOT, " %.1f", ms[runs / 2]);
