@@ -148,7 +148,10 @@ public class FanoutBench implements Fairness.Comparison {
      */
     @Override
     public Fairness.Shape shape(String method) {
-        int threads = Fairness.threadsOf(ours, fj);
+        boolean laneJoin = ours != null && ours.config().schedulerVariant() == SchedulerVariant.LANE_EXTENSION
+                && method.contains("join");
+        // the threads that share the tree: LANE_EXTENSION's blocking-lane workers do not steal join halves
+        int threads = Fairness.threadsOf(ours, fj) - (laneJoin ? ours.config().blockingWorkers() : 0);
         Fairness.Shape s = switch (method) {
             case "wsum" -> new Fairness.Shape(ELEMENTS / LEAF, threads, -1, ours != null ? Fairness.Counting.WAIT_GROUP
                     : Fairness.Counting.CALL_RETURNS, Fairness.Nodes.FRESH, false);
@@ -166,10 +169,10 @@ public class FanoutBench implements Fairness.Comparison {
             s = s.differing("counting", "ours submits the halves detached and awaits a WaitGroup (the detached"
                     + " shape); FJP's tasks join their children and invoke returns (fork/join, FJP's only shape)");
         }
-        if (ours != null && ours.config().schedulerVariant() == SchedulerVariant.LANE_EXTENSION
-                && method.contains("join")) {
-            s = s.differing("threads", "same n threads, but one of LANE_EXTENSION's is its minimum blocking-lane"
-                    + " worker, which may own a join but never steals join halves: n - 1 threads share the tree");
+        if (laneJoin) {
+            s = s.differing("threads", "same n threads in all, but one of LANE_EXTENSION's is its minimum"
+                    + " blocking-lane worker, which may own a join but never steals join halves: n - 1 threads"
+                    + " share the tree");
         }
         return s;
     }

@@ -139,28 +139,45 @@ class BenchFairnessTest {
 
     /** A fresh state for {@code pool}: setUp, two invocations of {@code m}, its shape, tearDown. */
     private static Fairness.Shape runOnce(Class<?> bench, String pool, Method m) throws Exception {
-        Object state = bench.getDeclaredConstructor().newInstance();
-        for (Field f : bench.getFields()) {
-            Param p = f.getAnnotation(Param.class);
-            if (p != null) {
-                set(f, state, f.getName().equals("pool") ? pool : p.value()[0]);
-            }
+        Object state = newState(bench, pool);
+        // the method's own @State arguments (RangeBench's Gap), each at its parameters' first values
+        Object[] args = new Object[m.getParameterCount()];
+        for (int i = 0; i < args.length; i++) {
+            args[i] = newState(m.getParameterTypes()[i], null);
         }
+        List<Object> states = new ArrayList<>(List.of(args));
+        states.add(0, state);
         Fairness.Comparison c = (Fairness.Comparison) state;
-        call(state, Setup.class, Level.Trial);
+        call(states, Setup.class, Level.Trial);
         try {
             for (int k = 0; k < 2; k++) {
-                call(state, Setup.class, Level.Iteration);
+                call(states, Setup.class, Level.Iteration);
                 c.beforeInvocation();
-                call(state, Setup.class, Level.Invocation);
-                invoke(m, state);
-                call(state, TearDown.class, Level.Invocation);
-                call(state, TearDown.class, Level.Iteration);
+                call(states, Setup.class, Level.Invocation);
+                invoke(m, state, args);
+                call(states, TearDown.class, Level.Invocation);
+                call(states, TearDown.class, Level.Iteration);
             }
             return c.shape(m.getName());
         } finally {
-            call(state, TearDown.class, Level.Trial);
+            call(states, TearDown.class, Level.Trial);
         }
+    }
+
+    /** A state object with every {@code @Param} at its first value, and {@code pool} (when not null) set. */
+    private static Object newState(Class<?> type, String pool) throws Exception {
+        assertTrue(type.isAnnotationPresent(org.openjdk.jmh.annotations.State.class),
+                type + ": a benchmark argument must be a JMH @State");
+        var ctor = type.getDeclaredConstructor();
+        ctor.setAccessible(true);
+        Object state = ctor.newInstance();
+        for (Field f : type.getFields()) {
+            Param p = f.getAnnotation(Param.class);
+            if (p != null) {
+                set(f, state, f.getName().equals("pool") && pool != null ? pool : p.value()[0]);
+            }
+        }
+        return state;
     }
 
     private static void set(Field f, Object state, String value) throws IllegalAccessException {
@@ -178,21 +195,23 @@ class BenchFairnessTest {
         }
     }
 
-    /** Calls the state's fixture methods annotated with {@code kind} at {@code level}. */
-    private static void call(Object state, Class<? extends Annotation> kind, Level level) throws Exception {
-        for (Method m : sortedMethods(state.getClass())) {
-            Annotation a = m.getAnnotation(kind);
-            Level l = a instanceof Setup s ? s.value() : a instanceof TearDown t ? t.value() : null;
-            if (l == level) {
-                invoke(m, state);
+    /** Calls every state's fixture methods annotated with {@code kind} at {@code level}. */
+    private static void call(List<Object> states, Class<? extends Annotation> kind, Level level) throws Exception {
+        for (Object state : states) {
+            for (Method m : sortedMethods(state.getClass())) {
+                Annotation a = m.getAnnotation(kind);
+                Level l = a instanceof Setup s ? s.value() : a instanceof TearDown t ? t.value() : null;
+                if (l == level) {
+                    invoke(m, state);
+                }
             }
         }
     }
 
-    private static void invoke(Method m, Object state) throws Exception {
+    private static void invoke(Method m, Object state, Object... args) throws Exception {
         try {
             m.setAccessible(true);
-            m.invoke(state);
+            m.invoke(state, args);
         } catch (InvocationTargetException e) {
             if (e.getCause() instanceof Exception x) {
                 throw x;
@@ -205,7 +224,6 @@ class BenchFairnessTest {
         List<Method> out = new ArrayList<>();
         for (Method m : sortedMethods(bench)) {
             if (m.isAnnotationPresent(Benchmark.class)) {
-                assertEquals(0, m.getParameterCount(), m + ": a compared benchmark takes no JMH arguments here");
                 out.add(m);
             }
         }
