@@ -378,7 +378,7 @@ def verdict(ratio, t):
     if ratio is None:
         return "n/a"
     if not ratio.paired:
-        return f"not of record (unpaired, {ratio.n} forks)"
+        return f"not of record (unpaired, {ratio.n} fork{'' if ratio.n == 1 else 's'})"
     if ratio.n < FORKS_OF_RECORD:
         return f"not of record ({ratio.n} forks)"
     if t["goal"] is not None:
