@@ -414,12 +414,17 @@ def fmt_series(s):
     return f"{fmt_value(med, s.unit)} {unit} ({fmt_value(lo, s.unit)}-{fmt_value(hi, s.unit)}, {forks})"
 
 
+def fmt_x(x):
+    """A ratio with two decimals, or two significant digits below 0.1 (a latency ratio can be 0.004)."""
+    return f"{x:.2f}" if x >= 0.1 else f"{x:.2g}"
+
+
 def fmt_ratio(r, bold=True):
     if r is None:
         return "n/a"
-    med = f"**{r.median:.2f}x**" if bold else f"{r.median:.2f}x"
+    med = f"**{fmt_x(r.median)}x**" if bold else f"{fmt_x(r.median)}x"
     if r.paired:
-        return f"{med} ({r.worst:.2f}-{r.best:.2f})"
+        return f"{med} ({fmt_x(r.worst)}-{fmt_x(r.best)})"
     return f"{med} (medians)"
 
 
