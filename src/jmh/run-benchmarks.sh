@@ -57,7 +57,7 @@ while [[ $# -gt 0 ]]; do
         --rounds) rounds_opt="$2"; shift ;;
         --seed) seed="$2"; shift ;;
         --) shift; extra=("$@"); break ;;
-        -h|--help) sed -n '2,36p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,33p' "$0"; exit 0 ;;
         *) echo "unknown option: $1 (try --help)" >&2; exit 2 ;;
     esac
     shift
