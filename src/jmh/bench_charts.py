@@ -3,33 +3,51 @@
 
     python3 src/jmh/bench_charts.py [--in target/jmh] [--out docs/bench] [--mode full|quick]
 
-Reads every *.json JMH result in --in (written by src/jmh/run-benchmarks.sh with -rf json; a pool that ran in
-several rounds, one JSON per class and round, is merged as JMH merges forks) and the HdrHistogram rows of
-LatencyBench (--in/latency.csv), and writes into --out:
+Reads from --in (written by src/jmh/run-benchmarks.sh):
 
-  throughput-ratio.svg   every throughput workload, each pool's tasks/s relative to ForkJoinPool (= 1.0)
-  alloc-per-task.svg     gc.alloc.rate.norm (bytes per task) per workload and pool
-  latency-percentiles.svg  p50 / p99 / p99.9 / max submit-to-start latency per pool (log scale)
-  ratios.md              the markdown tables for docs/BENCHMARKS.md (ratios, targets, latency, allocation)
+  <Class>.r<N>.<pool>.json   JMH -rf json of one (class, pool) invocation in round N (the current protocol);
+                             also read: <Class>.r<N>.json (one invocation per class and round) and <Class>.json
+                             (no round in the name: round 1). Every fork in a file belongs to that file's round.
+  latency.csv                LatencyBench's HdrHistogram rows, one per fork: benchmark, pool, threads, count,
+                             p50_ns, p90_ns, p99_ns, p999_ns, max_ns, mean_ns[, round] (no round: unpaired)
+  idle_cpu.csv               IdleCpu's rows: round, pool, mode (idle | sparse), percent_of_one_core[, tasks_per_s]
 
-The tables are also printed. Pools are recognised by the value of a benchmark parameter (normally "pool"):
-ours are GLOBAL_QUEUE, WORK_STEALING, LANE_EXTENSION (a suffix such as _SPIN names an idle strategy), the peers
-FJP (or FORK_JOIN*), TPE_LBQ, TPE_ABQ and DISRUPTOR_*. Any other benchmark class (FanoutBench, RangeBench, ...)
-is picked up the same way, by its method names as workload names.
+and writes into --out:
+
+  throughput-ratio.svg     every workload with a FJP side, each pool against FJP: the median of the per-round
+                           ratios (> 1: faster than FJP; time-per-op workloads as FJP's time / the pool's), whiskers
+                           from the worst to the best round
+  alloc-per-task.svg       gc.alloc.rate.norm (bytes per task) per workload and pool, median over forks
+  latency-percentiles.svg  p50 / p99 / p99.9 submit-to-start latency per pool (median over forks, log scale)
+  ratios.md                the markdown tables for docs/BENCHMARKS.md (ratios, targets, latency, idle CPU,
+                           allocation)
+
+Statistics. This box's forks are bimodal (slow periods of seconds to tens of seconds slow every pool alike), so
+a mean over iterations with JMH's ± understates the spread. A fork's score is the mean of its own measurement
+iterations; a pool's figure is the median, min and max of its forks. A ratio pairs our fork with the peer's fork
+of the same round (the same period of the box) and reports the median, the worst and the best of those per-round
+ratios. The verdict rule (NOISE_BAND, verdict()) is stated in the generated text.
+
+Pools are recognised by the value of a benchmark parameter (normally "pool"): ours are GLOBAL_QUEUE,
+WORK_STEALING, LANE_EXTENSION (a suffix such as _SPIN names an idle strategy, WS_RING is WORK_STEALING_RING), the
+peers FJP (or FORK_JOIN*), TPE_LBQ, TPE_ABQ and DISRUPTOR_*. Any benchmark method and parameter is picked up
+generically: a method is a workload, a parameter other than the pool and threads that varies makes a workload
+of its own ("flood_1m [batch=64]").
 """
 
 import argparse
 import csv
+import fnmatch
 import glob
 import html
 import json
 import math
 import os
+import re
 import statistics
 import sys
 
 OURS = ("GLOBAL_QUEUE", "WORK_STEALING", "LANE_EXTENSION")
-REFERENCE = "FJP"
 TPE_PEERS = ("TPE_LBQ", "TPE_ABQ")
 PREFERRED_ORDER = ["GLOBAL_QUEUE", "WORK_STEALING", "LANE_EXTENSION",
                    "GLOBAL_QUEUE_SPIN", "WORK_STEALING_SPIN", "LANE_EXTENSION_SPIN",
@@ -43,15 +61,78 @@ COLORS = {
 }
 FALLBACK_COLORS = ["#17becf", "#e377c2", "#8c564b", "#aec7e8", "#ffbb78"]
 
-# The issues' targets: (workload, peer, minimum ratio ours/peer for throughput): issue 7's floods against the
-# TPEs, issue 15's floods, burst and taskPerIndex.
-THROUGHPUT_TARGETS = [
-    ("flood_1m", "FJP", 1.5), ("flood_1m_batched", "FJP", 2.0),
-    ("flood_1m", "TPE_LBQ", 3.0), ("flood_1m", "TPE_ABQ", 3.0),
-    ("flood_1m_batched", "TPE_LBQ", 3.0), ("flood_1m_batched", "TPE_ABQ", 3.0),
-    ("burst_bounded", "FJP", 1.0), ("burst_bounded", "TPE_ABQ", 1.5), ("taskPerIndex", "FJP", 1.0),
+# ---- what the report judges ---------------------------------------------------------------------------------
+
+# A median ratio this far above a goal is a difference even when one round fell below it; within it of the goal,
+# a ratio is not a difference. From the spread of per-round ratios of identical code on this box (two full runs of
+# the same commit moved ratios by up to about 0.3).
+NOISE_BAND = 0.3
+# Fewer paired forks (rounds) than this and a verdict is shown but not of record: the full protocol has 5 rounds.
+FORKS_OF_RECORD = 5
+
+# Pool patterns (fnmatch) a target applies to; a pattern starting with "!" excludes.
+ALL_OURS = ("GLOBAL_QUEUE*", "WORK_STEALING*", "LANE_EXTENSION*")
+PARK = ALL_OURS + ("!*_SPIN",)
+SPIN = ("*_SPIN",)
+FORK_JOIN_SIDES = ("WORK_STEALING*", "LANE_EXTENSION", "!*_SPIN")
+
+
+def target(workload, peer, goal=None, median=None, worst=None, pools=ALL_OURS, issue="", metric="score",
+           peer_label=None, reference=False):
+    """One row of TARGETS. goal: ratio >= goal under verdict()'s rule (worst >= goal, or median > goal + band).
+    median / worst instead: a two-part target, met only when the plain median >= median and the worst round >=
+    worst (either may be left out). metric: "score" for JMH workloads, "p50" / "p99" for latency.csv rows (the
+    ratio is then peer / ours). reference: a row shown beside a target and judged by nobody."""
+    return {"workload": workload, "peer": peer, "goal": goal, "median": median, "worst": worst, "pools": pools,
+            "issue": issue, "metric": metric, "peer_label": peer_label or peer, "reference": reference}
+
+
+TARGETS = [
+    # issue 43: the floods, counted the same way on every side (Fairness)
+    target("flood_1m", "FJP", goal=2.0, issue="43"),
+    target("flood_1m", "TPE_ABQ", goal=1.5, issue="43"),
+    # the FJP side batches too (one external task forking its children); TPE has no batch API, so no TPE target
+    target("flood_1m_batched", "FJP", goal=2.0, issue="43"),
+    # FJP has no bounded queue: its producers never wait (the "no back-pressure" reference)
+    target("burst_bounded", "FJP", goal=1.0, issue="15", peer_label="FJP (unbounded)"),
+    target("burst_bounded", "TPE_ABQ", goal=1.5, issue="15"),
+    target("taskPerIndex", "FJP", goal=1.0, issue="15"),
+    target("tree_join_fresh", "FJP", median=1.3, worst=1.0, pools=FORK_JOIN_SIDES, issue="16"),
+    target("tree_join_fresh", "FJP", goal=1.0, pools=("GLOBAL_QUEUE",), issue="16"),
+    target("tree_join_reused", "FJP", median=1.5, pools=FORK_JOIN_SIDES, issue="16"),
+    target("wsum", "FJP", goal=1.0, issue="16"),
+    target("wake_latency", "FJP", goal=1.0, pools=PARK, issue="15", metric="p50"),
+    target("wake_latency", "FJP", pools=PARK, issue="15", metric="p99", reference=True),
+    target("ping_pong", "FJP", goal=1.0, pools=PARK, issue="15", metric="p50"),
+    target("ping_pong", "FJP", goal=1.0, pools=PARK, issue="15", metric="p99"),
+    target("ping_pong", "DISRUPTOR_BUSY", goal=1.0, pools=SPIN, issue="15", metric="p99"),
+    # the multi-producer Disruptor: the contract of submit from any thread; shown beside the target above
+    target("ping_pong", "DISRUPTOR_BUSY_MULTI", pools=SPIN, issue="15", metric="p99", reference=True),
 ]
-FANOUT_PREFIX = "fanout"  # any fanout_* workload: "no slower than FJP" (ratio >= 1.0)
+
+# How the sides of a workload differ, shown in the ratio table's "note" column. Key: a workload's method name,
+# or (method, pool) for a note on one pool's row only (looked up first).
+NOTES = {
+    "flood_1m_batched": "ours: submitBatch of 256; FJP: one external task that forks its 256 children inside "
+                        "the pool; TPE: no batch API",
+    "flood_1m_shared_counter": "every pool counts on one shared atomic counter: the JDK pools' cheapest form "
+                               "(an extra row, labelled)",
+    "burst_bounded": "FJP has no bound: its producers never wait",
+    "parallelFor": "ours: guided claims and the caller takes part; FJP: binary split to the grain, the invoking "
+                   "thread waits",
+    "tree_join_reused": "one tree on a pool reused across invocations (warm workers and arrays)",
+    "tree_join_fresh": "a tree on a pool made for the invocation (cold workers, fresh arrays)",
+    "wsum": "ours submits the right half with a WaitGroup; FJP: fork / compute / join",
+}
+
+# A peer's name in one workload's rows of the ratio table: (method, pool) -> label.
+POOL_LABELS = {("burst_bounded", "FJP"): "FJP (unbounded)"}
+
+# Ratio cells that have no ratio, with the text shown instead: (method, peer) -> text.
+NO_RATIO = {
+    ("flood_1m_batched", "TPE_LBQ"): "no batch API",
+    ("flood_1m_batched", "TPE_ABQ"): "no batch API",
+}
 
 
 def canonical_pool(value):
@@ -72,6 +153,15 @@ def is_ours(pool):
     return any(pool == o or pool.startswith(o + "_") for o in OURS)
 
 
+def applies(patterns, pool):
+    """Whether a target's pool patterns take this pool: one of the positive patterns, none of the "!" ones."""
+    if not is_ours(pool):
+        return False
+    yes = [p for p in patterns if not p.startswith("!")]
+    no = [p[1:] for p in patterns if p.startswith("!")]
+    return any(fnmatch.fnmatchcase(pool, p) for p in yes) and not any(fnmatch.fnmatchcase(pool, p) for p in no)
+
+
 def pool_order(pools):
     known = [p for p in PREFERRED_ORDER if p in pools]
     return known + sorted(p for p in pools if p not in PREFERRED_ORDER)
@@ -87,32 +177,30 @@ def color(pool, _cache={}):
 
 # ---- reading --------------------------------------------------------------------------------------------
 
-class Result:
-    def __init__(self, entry):
-        full = entry["benchmark"]
-        parts = full.split(".")
-        self.klass, self.method = parts[-2], parts[-1]
-        self.mode = entry["mode"]
-        params = entry.get("params") or {}
-        # The pool parameter: "pool" if present, else the first parameter whose value names a pool.
-        keys = (["pool"] if "pool" in params else []) + sorted(k for k in params if k != "pool")
-        pool_key = next((k for k in keys if canonical_pool(params[k]) is not None), None)
-        self.pool = canonical_pool(params[pool_key]) if pool_key else None
-        rest = [f"{k}={params[k]}" for k in sorted(params) if k not in (pool_key, "threads")]
-        self.threads = params.get("threads", "")
-        self.extra = ",".join(rest)
-        pm = entry["primaryMetric"]
-        self.score = float(pm["score"])
-        err = pm.get("scoreError")
-        self.error = float(err) if isinstance(err, (int, float)) and not math.isnan(err) else None
-        self.unit = pm["scoreUnit"]
-        sec = entry.get("secondaryMetrics") or {}
-        norm = sec.get("gc.alloc.rate.norm")
-        self.alloc = float(norm["score"]) if norm else None
-        self.forks = entry.get("forks")
-        # one list of iteration scores per fork; what merge_rounds pools when a pool ran in several rounds
-        raw = pm.get("rawData")
-        self.raw = raw if isinstance(raw, list) else None
+ROUND_IN_NAME = re.compile(r"\.r(\d+)(?:\.|$)")
+
+
+def round_of(path):
+    """The round in a file name (<Class>.r<N>.json, <Class>.r<N>.<pool>.json); none: round 1."""
+    m = ROUND_IN_NAME.search(os.path.basename(path)[:-len(".json")])
+    return int(m.group(1)) if m else 1
+
+
+def fork_means(raw):
+    """One mean per fork from JMH's rawData (a list of iteration scores per fork)."""
+    if not isinstance(raw, list):
+        return []
+    return [statistics.fmean(fork) for fork in raw if isinstance(fork, list) and fork]
+
+
+class Series:
+    """One (class, workload, pool): its forks as (round, score, alloc) and what is needed to judge them."""
+
+    def __init__(self, klass, method, params, pool, mode, unit):
+        self.klass, self.method, self.params, self.pool = klass, method, params, pool
+        self.mode, self.unit = mode, unit
+        self.extra = ""  # the parameters that vary within the workload, set by read_results
+        self.forks = []
 
     @property
     def workload(self):
@@ -122,227 +210,380 @@ class Result:
     def higher_is_better(self):
         return self.mode == "thrpt"
 
+    @property
+    def scores(self):
+        return [s for _, s, _ in self.forks]
 
-# Student's t at 0.9995 (a two-sided 99.9 % interval, JMH's scoreError) by degrees of freedom.
-T_999 = {1: 636.62, 2: 31.599, 3: 12.924, 4: 8.610, 5: 6.869, 6: 5.959, 7: 5.408, 8: 5.041, 9: 4.781,
-         10: 4.587, 11: 4.437, 12: 4.318, 13: 4.221, 14: 4.140, 15: 4.073, 16: 4.015, 17: 3.965, 18: 3.922,
-         19: 3.883, 20: 3.850, 21: 3.819, 22: 3.792, 23: 3.768, 24: 3.745, 25: 3.725, 26: 3.707, 27: 3.690,
-         28: 3.674, 29: 3.659, 30: 3.646}
-
-
-def t_999(df):
-    if df in T_999:
-        return T_999[df]
-    for bound, value in ((40, 3.551), (60, 3.460), (120, 3.373)):
-        if df <= bound:
-            return value
-    return 3.291
+    @property
+    def allocs(self):
+        return [a for _, _, a in self.forks if a is not None]
 
 
-def merge_rounds(results):
-    """One Result per pool and workload: the full protocol runs each pool once per round (one JSON per class
-    and round), and a pool's rounds are merged here as JMH merges forks: the score is the mean of every
-    iteration of every round, the error JMH's 99.9 % half-width over them, the allocation the mean per fork."""
-    groups = {}
-    for r in results:
-        groups.setdefault((r.klass, r.method, r.mode, r.pool, r.threads, r.extra), []).append(r)
-    merged = []
-    for rs in groups.values():
-        if len(rs) == 1:
-            merged.append(rs[0])
-            continue
-        m = rs[0]
-        values = [v for r in rs for fork in (r.raw or []) for v in fork]
-        if len(values) >= 2:
-            m.score = statistics.fmean(values)
-            m.error = t_999(len(values) - 1) * statistics.stdev(values) / math.sqrt(len(values))
-        else:
-            m.score = statistics.fmean(r.score for r in rs)
-            m.error = None
-        allocs = [(r.alloc, r.forks or 1) for r in rs if r.alloc is not None]
-        m.alloc = sum(a * w for a, w in allocs) / sum(w for _, w in allocs) if allocs else None
-        m.forks = sum(r.forks or 1 for r in rs)
-        merged.append(m)
-    return merged
+def entry_forks(entry, rnd):
+    """[(round, score, alloc)] of one JMH result entry: a fork's score is the mean of its measurement
+    iterations, its allocation the mean of its gc.alloc.rate.norm iterations (else the entry's score)."""
+    pm = entry["primaryMetric"]
+    scores = fork_means(pm.get("rawData")) or [float(pm["score"])]
+    norm = (entry.get("secondaryMetrics") or {}).get("gc.alloc.rate.norm")
+    allocs = fork_means(norm.get("rawData")) if norm else []
+    if len(allocs) != len(scores):
+        allocs = [float(norm["score"]) if norm else None] * len(scores)
+    return [(rnd, s, a) for s, a in zip(scores, allocs)]
+
+
+def pool_of(params):
+    """(pool key, canonical pool): "pool" if present, else the first parameter whose value names a pool."""
+    keys = (["pool"] if "pool" in params else []) + sorted(k for k in params if k != "pool")
+    key = next((k for k in keys if canonical_pool(params[k]) is not None), None)
+    return key, (canonical_pool(params[key]) if key else None)
+
+
+def read_json(path):
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+    except (OSError, json.JSONDecodeError) as e:
+        print(f"skipping {path}: {e}", file=sys.stderr)
+        return []
+    return [e for e in data if isinstance(e, dict) and "primaryMetric" in e] if isinstance(data, list) else []
 
 
 def read_results(in_dir):
-    results = []
+    """Every Series of the JMH JSON in in_dir (LatencyBench's left out: its figures come from latency.csv)."""
+    series = {}
     for path in sorted(glob.glob(os.path.join(in_dir, "*.json"))):
-        try:
-            with open(path, encoding="utf-8") as f:
-                data = json.load(f)
-        except (OSError, json.JSONDecodeError) as e:
-            print(f"skipping {path}: {e}", file=sys.stderr)
-            continue
-        if not isinstance(data, list):
-            continue
-        for entry in data:
-            if isinstance(entry, dict) and "primaryMetric" in entry:
-                r = Result(entry)
-                if r.pool is not None:
-                    results.append(r)
-    results = merge_rounds(results)
+        rnd = round_of(path)
+        for entry in read_json(path):
+            parts = entry["benchmark"].split(".")
+            params = entry.get("params") or {}
+            key_name, pool = pool_of(params)
+            if pool is None:
+                continue
+            rest = tuple(sorted((k, str(v)) for k, v in params.items() if k not in (key_name, "threads")))
+            key = (parts[-2], parts[-1], rest, pool)
+            if key not in series:
+                series[key] = Series(parts[-2], parts[-1], rest, pool, entry["mode"],
+                                     entry["primaryMetric"]["scoreUnit"])
+            series[key].forks.extend(entry_forks(entry, rnd))
+    result = [s for s in series.values() if s.klass != "LatencyBench"]
     # Show only the extra parameters that vary within a workload (flood_1m has a batch parameter it ignores).
     seen = {}
-    for r in results:
-        for kv in filter(None, r.extra.split(",")):
-            k, v = kv.split("=", 1)
-            seen.setdefault((r.klass, r.method, k), set()).add(v)
-    for r in results:
-        kept = [kv for kv in filter(None, r.extra.split(","))
-                if len(seen[(r.klass, r.method, kv.split("=", 1)[0])]) > 1]
-        r.extra = ",".join(kept)
-    # LatencyBench's JMH score is a probe round trip, not the latency: its figures come from latency.csv.
-    return [r for r in results if r.klass != "LatencyBench"]
+    for s in result:
+        for k, v in s.params:
+            seen.setdefault((s.klass, s.method, k), set()).add(v)
+    for s in result:
+        s.extra = ",".join(f"{k}={v}" for k, v in s.params if len(seen[(s.klass, s.method, k)]) > 1)
+    return result
+
+
+LATENCY_COLS = (("p50", "p50_ns"), ("p90", "p90_ns"), ("p99", "p99_ns"), ("p999", "p999_ns"),
+                ("max", "max_ns"), ("mean", "mean_ns"), ("count", "count"))
 
 
 def read_latency(path):
-    """{(benchmark, pool): {count, p50, p90, p99, p999, max, mean, forks}}; forks merged (see docs)."""
-    rows = {}
+    """{(benchmark, pool): [fork]}, a fork a dict of LATENCY_COLS' names plus "round" (None when the row has
+    no round: rows written before the round column, which pair with nothing)."""
+    out = {}
     if not os.path.exists(path):
-        return {}
+        return out
     with open(path, encoding="utf-8", newline="") as f:
         for row in csv.DictReader(f):
-            rows.setdefault((row["benchmark"], row["pool"]), []).append(row)
-    merged = {}
-    for key, rs in rows.items():
-        def med(col):
-            return statistics.median(float(r[col]) for r in rs)
-        merged[key] = {
-            "count": sum(int(r["count"]) for r in rs),
-            "p50": med("p50_ns"), "p90": med("p90_ns"), "p99": med("p99_ns"), "p999": med("p999_ns"),
-            "max": max(float(r["max_ns"]) for r in rs), "mean": med("mean_ns"), "forks": len(rs),
-        }
-    return merged
+            fork = {name: float(row[col]) for name, col in LATENCY_COLS}
+            rnd = (row.get("round") or "").strip()
+            fork["round"] = int(rnd) if rnd.isdigit() else None
+            pool = canonical_pool(row["pool"]) or row["pool"]
+            out.setdefault((row["benchmark"], pool), []).append(fork)
+    return out
+
+
+def read_idle_cpu(path):
+    """{(pool, mode): [(percent, tasks_per_s or None)]} from idle_cpu.csv, one entry per round."""
+    out = {}
+    if not os.path.exists(path):
+        return out
+    with open(path, encoding="utf-8", newline="") as f:
+        for row in csv.DictReader(f):
+            try:
+                pct = float(row["percent_of_one_core"])
+            except (KeyError, ValueError):
+                continue
+            tps = row.get("tasks_per_s") or ""
+            out.setdefault((row["pool"], row["mode"]), []).append((pct, float(tps) if tps else None))
+    return out
+
+
+# ---- statistics -----------------------------------------------------------------------------------------
+
+def spread(values):
+    """(median, min, max) of a list of numbers; None when empty."""
+    return (statistics.median(values), min(values), max(values)) if values else None
+
+
+def by_round(forks):
+    """{round: median of that round's values} from [(round, value)]; a round with several forks (old JSON
+    with -f 2, several forks in one file) counts once, by their median. Forks without a round are left out."""
+    rounds = {}
+    for rnd, v in forks:
+        if rnd is not None:
+            rounds.setdefault(rnd, []).append(v)
+    return {r: statistics.median(vs) for r, vs in rounds.items()}
+
+
+class Ratio:
+    """Ours against a peer, oriented so > 1 means ours is better. paired: per-round ratios (median, worst,
+    best over them, n = rounds paired); otherwise the ratio of the medians over all forks, with no worst."""
+
+    def __init__(self, median, worst=None, best=None, n=0, paired=False):
+        self.median, self.worst, self.best, self.n, self.paired = median, worst, best, n, paired
+
+
+def oriented(ours, peer, higher_is_better):
+    if ours <= 0 or peer <= 0:
+        return None
+    return ours / peer if higher_is_better else peer / ours
+
+
+def pair_ratio(ours_forks, peer_forks, higher_is_better):
+    """Ratio of ours to the peer from [(round, value)] each. Paired by round when at least two rounds have
+    both sides (one round is a single comparison with nothing to say how it varies); else the medians."""
+    o, p = by_round(ours_forks), by_round(peer_forks)
+    common = sorted(set(o) & set(p))
+    per_round = [x for x in (oriented(o[r], p[r], higher_is_better) for r in common) if x is not None]
+    if len(per_round) >= 2:
+        return Ratio(statistics.median(per_round), min(per_round), max(per_round), len(per_round), True)
+    if not ours_forks or not peer_forks:
+        return None
+    x = oriented(statistics.median(v for _, v in ours_forks), statistics.median(v for _, v in peer_forks),
+                 higher_is_better)
+    if x is None:
+        return None
+    return Ratio(x, n=min(len(ours_forks), len(peer_forks)))
+
+
+def series_ratio(ours, peer):
+    return pair_ratio([(r, s) for r, s, _ in ours.forks], [(r, s) for r, s, _ in peer.forks],
+                      ours.higher_is_better)
+
+
+def verdict(ratio, t):
+    """The verdict of a target t (see TARGETS) on a Ratio, as text:
+    - goal: "met" when the worst per-round ratio >= goal, or the median > goal + NOISE_BAND; "not met (level)"
+      when the median is within the band of the goal but the worst is below it; else "not met". Unpaired
+      ratios have no worst: only the median's test applies.
+    - median / worst (two parts): "met" only when both hold, plain (no band); else "not met" and the part missed.
+    With fewer than FORKS_OF_RECORD paired forks: "not of record (N forks)" whatever the figures say; a ratio whose
+    rounds do not pair at all: "not of record (unpaired, N forks)"."""
+    if t["reference"]:
+        return "(reference)"
+    if ratio is None:
+        return "n/a"
+    if not ratio.paired:
+        return f"not of record (unpaired, {ratio.n} fork{'' if ratio.n == 1 else 's'})"
+    if ratio.n < FORKS_OF_RECORD:
+        return f"not of record ({ratio.n} forks)"
+    if t["goal"] is not None:
+        goal = t["goal"]
+        if ratio.worst >= goal or ratio.median > goal + NOISE_BAND:
+            return "met"
+        if abs(ratio.median - goal) <= NOISE_BAND:
+            return "not met (level)"
+        return "**not met**"
+    missed = []
+    if t["median"] is not None and ratio.median < t["median"]:
+        missed.append(f"median < {t['median']}")
+    if t["worst"] is not None and ratio.worst < t["worst"]:
+        missed.append(f"worst < {t['worst']}")
+    return "met" if not missed else f"**not met** ({', '.join(missed)})"
 
 
 # ---- tables ---------------------------------------------------------------------------------------------
 
-def fmt_score(r):
-    s = r.score
-    if r.unit == "ops/s":
-        txt = f"{s / 1e6:.2f} M/s" if s >= 1e5 else f"{s:,.0f}/s"
-    else:
-        txt = f"{s:.3g} {r.unit}"
-    if r.error is not None and s:
-        txt += f" ±{100 * r.error / s:.0f}%"
-    return txt
+def fmt_value(v, unit):
+    if unit == "ops/s":
+        return f"{v / 1e6:.2f}" if v >= 1e5 else f"{v:,.0f}"
+    return f"{v:.3g}"
 
 
-def ratio(ours, peer):
-    """> 1 means ours is better, whatever the mode."""
-    if ours.score <= 0 or peer.score <= 0:
-        return None
-    return ours.score / peer.score if ours.higher_is_better else peer.score / ours.score
+def fmt_series(s):
+    """e.g. "21.30 M/s (19.00-24.10, 5 forks)": median over forks, min-max, fork count."""
+    med, lo, hi = spread(s.scores)
+    unit = ("M/s" if med >= 1e5 else "/s") if s.unit == "ops/s" else s.unit
+    forks = f"{len(s.forks)} fork" + ("s" if len(s.forks) != 1 else "")
+    if len(s.forks) == 1:
+        return f"{fmt_value(med, s.unit)} {unit} (1 fork)"
+    return f"{fmt_value(med, s.unit)} {unit} ({fmt_value(lo, s.unit)}-{fmt_value(hi, s.unit)}, {forks})"
 
 
-WORKLOAD_ORDER = ("flood_1m", "flood_1m_batched", "fanout", "range", "burst_bounded")
+def fmt_x(x):
+    """A ratio with two decimals, or two significant digits below 0.1 (a latency ratio can be 0.004)."""
+    return f"{x:.2f}" if x >= 0.1 else f"{x:.2g}"
 
 
-def workload_rank(workload):
+def fmt_ratio(r, bold=True):
+    if r is None:
+        return "n/a"
+    med = f"**{fmt_x(r.median)}x**" if bold else f"{fmt_x(r.median)}x"
+    if r.paired:
+        return f"{med} ({fmt_x(r.worst)}-{fmt_x(r.best)})"
+    return f"{med} (medians)"
+
+
+WORKLOAD_ORDER = ("flood_1m", "flood_1m_batched", "flood_1m_shared_counter", "burst_bounded", "tree_join",
+                  "wsum", "parallelFor", "taskPerIndex")
+
+
+def workload_rank(method):
     for i, prefix in enumerate(WORKLOAD_ORDER):
-        if workload == prefix or workload.startswith(prefix + " ") or (
-                prefix in ("fanout", "range") and workload.startswith(prefix)):
+        if method == prefix or method.startswith(prefix + "_"):
             return i
     return len(WORKLOAD_ORDER)
 
 
 def by_workload(results):
+    """{(class, workload): {pool: Series}} in the report's order (known workloads first, then by name)."""
     groups = {}
-    for r in sorted(results, key=lambda r: (workload_rank(r.workload), r.klass, r.workload)):
-        groups.setdefault((r.klass, r.workload), {})[r.pool] = r
+    for s in sorted(results, key=lambda s: (workload_rank(s.method), s.klass, s.workload)):
+        groups.setdefault((s.klass, s.workload), {})[s.pool] = s
     return groups
+
+
+def ratio_cell(s, peer, pools):
+    """The cell of our Series s against a peer column: a ratio, "no batch API"-style text, or nothing."""
+    if not is_ours(s.pool):
+        return ""
+    if (s.method, peer) in NO_RATIO:
+        return NO_RATIO[(s.method, peer)]
+    if peer not in pools:
+        return ""
+    return fmt_ratio(series_ratio(s, pools[peer]))
 
 
 def ratio_table(results):
     groups = by_workload(results)
     peers = [p for p in ("FJP",) + TPE_PEERS if any(p in g for g in groups.values())]
-    lines = ["| workload | pool | score | " + " | ".join(f"vs {p}" for p in peers) + " | alloc B/task |",
-             "|---|---|---:|" + "---:|" * len(peers) + "---:|"]
+    lines = ["| workload | pool | median (min-max, forks) | " + " | ".join(f"vs {p}" for p in peers)
+             + " | alloc B/task | note |",
+             "|---|---|---:|" + "---:|" * len(peers) + "---:|---|"]
     for (klass, workload), pools in groups.items():
-        for pool in pool_order(pools):
-            r = pools[pool]
-            cells = []
-            for p in peers:
-                if p in pools and p != pool and is_ours(pool):
-                    x = ratio(r, pools[p])
-                    cells.append(f"**{x:.2f}x**" if x is not None else "n/a")
-                else:
-                    cells.append("")
-            alloc = f"{r.alloc:.2f}" if r.alloc is not None else ""
-            if alloc and not r.higher_is_better:
+        for i, pool in enumerate(pool_order(pools)):
+            s = pools[pool]
+            cells = [ratio_cell(s, p, pools) for p in peers]
+            # the workload's note once, on its first row; a pool's own note on its row
+            note = NOTES.get((s.method, pool)) or (NOTES.get(s.method, "") if i == 0 else "")
+            allocs = s.allocs
+            alloc = f"{statistics.median(allocs):.2f}" if allocs else ""
+            if alloc and not s.higher_is_better:
                 alloc += " per op"  # time-per-operation workloads: JMH normalises per invocation, not per task
-            name = f"`{pool}`" if is_ours(pool) else pool
-            lines.append(f"| {workload} | {name} | {fmt_score(r)} | " + " | ".join(cells) + f" | {alloc} |")
+            name = f"`{pool}`" if is_ours(pool) else POOL_LABELS.get((s.method, pool), pool)
+            lines.append(f"| {workload} | {name} | {fmt_series(s)} | " + " | ".join(cells)
+                         + f" | {alloc} | {note} |")
     return "\n".join(lines)
+
+
+def target_label(t):
+    if t["reference"]:
+        return f"(reference) {t['workload']} {t['metric']}: {t['peer_label']} / ours"
+    what = t["workload"] if t["metric"] == "score" else f"{t['workload']} {t['metric']} ({t['peer_label']} / ours)"
+    if t["goal"] is not None:
+        return f"{what} >= {t['goal']}x {t['peer_label'] if t['metric'] == 'score' else ''}".rstrip()
+    parts = []
+    if t["median"] is not None:
+        parts.append(f"median >= {t['median']}x")
+    if t["worst"] is not None:
+        parts.append(f"worst >= {t['worst']}x")
+    peer = t["peer_label"] if t["metric"] == "score" else ""
+    return f"{what} {' and '.join(parts)} {peer}".rstrip()
+
+
+def target_rows(t, results_groups, latency):
+    """[(label, pool, Ratio)] of one target: every matching workload (any extra parameter) and pool."""
+    rows = []
+    if t["metric"] == "score":
+        for (klass, w), pools in results_groups.items():
+            method = next(iter(pools.values())).method
+            if method != t["workload"] or t["peer"] not in pools:
+                continue
+            label = target_label(t) + (w[len(method):] if w != method else "")
+            for pool in pool_order(pools):
+                if applies(t["pools"], pool):
+                    rows.append((label, pool, series_ratio(pools[pool], pools[t["peer"]])))
+        return rows
+    peer = latency.get((t["workload"], t["peer"]))
+    if not peer:
+        return rows
+    pools = {p: forks for (b, p), forks in latency.items() if b == t["workload"]}
+    for pool in pool_order(pools):
+        if applies(t["pools"], pool):
+            pct = t["metric"]
+            # time: lower is better, so the ratio is peer / ours
+            r = pair_ratio([(f["round"], f[pct]) for f in pools[pool]], [(f["round"], f[pct]) for f in peer], False)
+            rows.append((target_label(t), pool, r))
+    return rows
 
 
 def target_table(results, latency):
     groups = by_workload(results)
-    lines = ["| target | ours | measured | met |", "|---|---|---:|:---:|"]
-
-    def row(label, pool, value, goal):
-        # goal None: a reference row, shown beside a target and judged by nobody
-        ok = "(reference)" if goal is None else "yes" if value is not None and value >= goal else "**no**"
-        shown = f"{value:.2f}x" if value is not None else "n/a"
-        lines.append(f"| {label} | `{pool}` | {shown} | {ok} |")
-
-    for workload, peer, goal in THROUGHPUT_TARGETS:
-        for (klass, w), pools in groups.items():
-            if w != workload or peer not in pools:
-                continue
-            for pool in pool_order(pools):
-                if is_ours(pool):
-                    row(f"{workload} >= {goal}x {peer}", pool, ratio(pools[pool], pools[peer]), goal)
-    for (klass, w), pools in groups.items():
-        if (w.startswith(FANOUT_PREFIX) or klass == "FanoutBench") and "FJP" in pools:
-            for pool in pool_order(pools):
-                if is_ours(pool):
-                    row(f"{w} no slower than FJP", pool, ratio(pools[pool], pools["FJP"]), 1.0)
-    fjp = latency.get(("wake_latency", "FJP"))
-    if fjp:
-        for (bench, pool), lat in sorted(latency.items(), key=lambda kv: PREFERRED_ORDER.index(kv[0][1])
-                                         if kv[0][1] in PREFERRED_ORDER else 99):
-            if bench == "wake_latency" and is_ours(pool) and lat["p99"] > 0:
-                row("wake_latency p99 no higher than FJP (FJP p99 / ours)", pool, fjp["p99"] / lat["p99"], 1.0)
-    # ping_pong (issue 15): PARK pools against FJP at p50 and p99, _SPIN pools against the Disruptor BusySpin at p99
-    pp_fjp = latency.get(("ping_pong", "FJP"))
-    pp_busy = latency.get(("ping_pong", "DISRUPTOR_BUSY"))
-    # the multi-producer Disruptor: what a submit from any thread is; shown beside the target, not a target itself
-    pp_multi = latency.get(("ping_pong", "DISRUPTOR_BUSY_MULTI"))
-    for (bench, pool), lat in sorted(latency.items(), key=lambda kv: PREFERRED_ORDER.index(kv[0][1])
-                                     if kv[0][1] in PREFERRED_ORDER else 99):
-        if bench != "ping_pong" or not is_ours(pool):
-            continue
-        if pool.endswith("_SPIN"):
-            if pp_busy and lat["p99"] > 0:
-                row("ping_pong p99 no higher than DISRUPTOR_BUSY (its p99 / ours)", pool,
-                    pp_busy["p99"] / lat["p99"], 1.0)
-            if pp_multi and lat["p99"] > 0:
-                row("(reference) ping_pong p99 against DISRUPTOR_BUSY_MULTI (its p99 / ours)", pool,
-                    pp_multi["p99"] / lat["p99"], None)
-        elif pp_fjp:
-            for pct in ("p50", "p99"):
-                if lat[pct] > 0:
-                    row(f"ping_pong {pct} no higher than FJP (FJP {pct} / ours)", pool, pp_fjp[pct] / lat[pct], 1.0)
+    lines = ["| target | ours | median ratio (worst-best) | forks | verdict | issue |",
+             "|---|---|---:|---:|---|---|"]
+    for t in TARGETS:
+        for label, pool, r in target_rows(t, groups, latency):
+            forks = "" if r is None else (f"{r.n} paired" if r.paired else f"{r.n}, unpaired")
+            lines.append(f"| {label} | `{pool}` | {fmt_ratio(r, bold=False)} | {forks} | {verdict(r, t)} | "
+                         f"{t['issue']} |")
     return "\n".join(lines)
+
+
+RULE_TEXT = (
+    "A pool's figure is the median of its forks (one fork per pool per round), with the range over forks. "
+    "A ratio pairs our fork with the peer's fork of the same round and gives the median of the per-round ratios "
+    "and, in brackets, the worst and the best round; \"(medians)\" marks a ratio of the two medians where the "
+    "rounds do not pair (a quick run, a missing fork). A target `ratio >= goal` is **met** when the worst round "
+    f"is at or above the goal, or the median is more than the noise band ({NOISE_BAND}) above it; **not met "
+    "(level)** when the median is within the band of the goal but the worst round is below it; otherwise **not "
+    "met**. A target with a median part and a worst part is met only when both hold (plain median, no band). "
+    f"With fewer than {FORKS_OF_RECORD} paired forks a verdict is **not of record**.")
 
 
 def us(ns):
     return f"{ns / 1000:.1f}" if ns < 100_000 else f"{ns / 1000:,.0f}"
 
 
+def fmt_us_spread(values):
+    med, lo, hi = spread(values)
+    return us(med) if len(values) == 1 else f"{us(med)} ({us(lo)}-{us(hi)})"
+
+
 def latency_table(latency):
-    lines = ["| benchmark | pool | samples | p50 µs | p90 µs | p99 µs | p99.9 µs | max µs |",
-             "|---|---|---:|---:|---:|---:|---:|---:|"]
-    for bench in ("wake_latency", "ping_pong", "submit_latency"):
+    lines = ["| benchmark | pool | forks | samples | p50 µs | p90 µs | p99 µs | p99.9 µs | max µs |",
+             "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
+    benches = ["wake_latency", "ping_pong", "submit_latency"]
+    benches += sorted({b for b, _ in latency} - set(benches))
+    for bench in benches:
         pools = {p: v for (b, p), v in latency.items() if b == bench}
         for pool in pool_order(pools):
-            v = pools[pool]
+            forks = pools[pool]
             name = f"`{pool}`" if is_ours(pool) else pool
-            lines.append(f"| {bench} | {name} | {v['count']:,} | {us(v['p50'])} | {us(v['p90'])} | "
-                         f"{us(v['p99'])} | {us(v['p999'])} | {us(v['max'])} |")
+            cells = [fmt_us_spread([f[k] for f in forks]) for k in ("p50", "p90", "p99", "p999")]
+            lines.append(f"| {bench} | {name} | {len(forks)} | {int(sum(f['count'] for f in forks)):,} | "
+                         + " | ".join(cells) + f" | {us(max(f['max'] for f in forks))} |")
+    return "\n".join(lines)
+
+
+def idle_cpu_table(idle):
+    lines = ["| pool | mode | % of one core, median (min-max) | rounds | tasks/s submitted (median) |",
+             "|---|---|---:|---:|---:|"]
+    pools = {p for p, _ in idle}
+    for pool in pool_order(pools):
+        for mode in ("idle", "sparse") + tuple(sorted({m for p, m in idle if p == pool} - {"idle", "sparse"})):
+            rows = idle.get((pool, mode))
+            if not rows:
+                continue
+            med, lo, hi = spread([pct for pct, _ in rows])
+            tps = [t for _, t in rows if t is not None]
+            rate = f"{statistics.median(tps):,.0f}" if tps and mode != "idle" else ""
+            shown = f"{med:.2f}" if len(rows) == 1 else f"{med:.2f} ({lo:.2f}-{hi:.2f})"
+            name = f"`{pool}`" if is_ours(pool) else pool
+            lines.append(f"| {name} | {mode} | {shown} | {len(rows)} | {rate} |")
     return "\n".join(lines)
 
 
@@ -352,9 +593,15 @@ def esc(s):
     return html.escape(str(s), quote=True)
 
 
+def bar_parts(bar):
+    """A bar is (pool, value) or (pool, value, low, high): the latter draws a whisker from low to high."""
+    return (bar[0], bar[1], None, None) if len(bar) == 2 else tuple(bar)
+
+
 def hbar_chart(path, title, subtitle, groups, axis_label, log=False, ref=None, value_fmt="{:.2f}"):
-    """groups: [(label, [(pool, value)])]; horizontal bars, one row per pool, grouped by label."""
-    groups = [(g, [(p, v) for p, v in bars if v is not None and (v > 0 or not log)]) for g, bars in groups]
+    """groups: [(label, [bar])], bar as in bar_parts; horizontal bars, one row per pool, grouped by label."""
+    groups = [(g, [bar_parts(b) for b in bars]) for g, bars in groups]
+    groups = [(g, [b for b in bars if b[1] is not None and (b[1] > 0 or not log)]) for g, bars in groups]
     groups = [(g, bars) for g, bars in groups if bars]
     if not groups:
         return False
@@ -363,7 +610,8 @@ def hbar_chart(path, title, subtitle, groups, axis_label, log=False, ref=None, v
     rows = sum(len(b) for _, b in groups)
     height = top + rows * bar_h + len(groups) * (gap + head_h) + 50
     width = left + plot_w + right
-    values = [v for _, bars in groups for _, v in bars] + ([ref] if ref else [])
+    values = [v for _, bars in groups for _, v, _, _ in bars] + ([ref] if ref else [])
+    values += [h for _, bars in groups for _, _, _, h in bars if h is not None]
     if log:
         lo = 10 ** math.floor(math.log10(min(values)))
         hi = 10 ** math.ceil(math.log10(max(values)))
@@ -397,13 +645,23 @@ def hbar_chart(path, title, subtitle, groups, axis_label, log=False, ref=None, v
     for label, bars in groups:
         out.append(f'<text x="8" y="{y + 12}" font-weight="bold">{esc(label)}</text>')
         y += head_h
-        for pool, v in bars:
+        for pool, v, wlo, whi in bars:
             x0 = x(lo) if log else left
             w = max(x(v) - x0, 1.0)
+            shown = value_fmt.format(v)
+            if wlo is not None:
+                shown += f" ({value_fmt.format(wlo)}-{value_fmt.format(whi)})"
             out.append(f'<text x="{left - 6}" y="{y + bar_h - 3}" text-anchor="end">{esc(pool)}</text>')
             out.append(f'<rect x="{x0:.1f}" y="{y + 1}" width="{w:.1f}" height="{bar_h - 2}" fill="{color(pool)}">'
-                       f'<title>{esc(pool)}: {esc(value_fmt.format(v))}</title></rect>')
-            out.append(f'<text x="{x0 + w + 4:.1f}" y="{y + bar_h - 3}" fill="#222">{esc(value_fmt.format(v))}</text>')
+                       f'<title>{esc(pool)}: {esc(shown)}</title></rect>')
+            text_x = x0 + w + 4
+            if wlo is not None and wlo > 0:
+                xl, xh, ym = x(wlo), x(whi), y + bar_h / 2
+                out.append(f'<line x1="{xl:.1f}" y1="{ym:.1f}" x2="{xh:.1f}" y2="{ym:.1f}" stroke="#000"/>')
+                for xe in (xl, xh):
+                    out.append(f'<line x1="{xe:.1f}" y1="{y + 3}" x2="{xe:.1f}" y2="{y + bar_h - 3}" stroke="#000"/>')
+                text_x = max(text_x, xh + 4)
+            out.append(f'<text x="{text_x:.1f}" y="{y + bar_h - 3}" fill="#222">{esc(value_fmt.format(v))}</text>')
             y += bar_h
         y += gap
     if ref is not None:
@@ -432,42 +690,79 @@ def tick_label(t):
     return f"{t:g}"
 
 
+def forks_per_pool(results):
+    """The usual fork count of a pool (the median over series), for the charts' subtitles."""
+    counts = [len(s.forks) for s in results]
+    return int(statistics.median(counts)) if counts else 0
+
+
+def ratio_bars(groups):
+    """[(workload, [bar])] of every workload with a FJP side: each other pool's per-round ratio to FJP."""
+    out = []
+    for (klass, workload), pools in groups.items():
+        if "FJP" not in pools:
+            continue
+        bars = []
+        for p in pool_order(pools):
+            r = series_ratio(pools[p], pools["FJP"]) if p != "FJP" else None
+            if r is not None:
+                bars.append((p, r.median, r.worst, r.best) if r.paired else (p, r.median))
+        if bars:
+            unit = "" if pools["FJP"].higher_is_better else " (time: FJP / pool)"
+            out.append((workload + unit, bars))
+    return out
+
+
 def charts(results, latency, out_dir, mode):
     groups = by_workload(results)
-    run = "smoke run (--quick): 1 fork, 1 x 1 s" if mode == "quick" else "full run"
+    n = forks_per_pool(results)
+    forks = f"{n} fork" + ("s" if n != 1 else "") + " a pool"
+    run = "smoke run (--quick)" if mode == "quick" else "full run"
     made = []
-    tp = []
-    for (klass, workload), pools in groups.items():
-        if "FJP" not in pools or not pools["FJP"].higher_is_better:
-            continue
-        base = pools["FJP"].score
-        tp.append((workload, [(p, pools[p].score / base) for p in pool_order(pools)]))
-    if hbar_chart(os.path.join(out_dir, "throughput-ratio.svg"), "Throughput relative to ForkJoinPool",
-                  f"tasks/s divided by FJP's in the same run; right of the dashed line = faster than FJP ({run})",
-                  tp, "ratio to ForkJoinPool (1.0 = same)", ref=1.0, value_fmt="{:.2f}x"):
+    if hbar_chart(os.path.join(out_dir, "throughput-ratio.svg"), "Against ForkJoinPool (> 1: faster than FJP)",
+                  f"median of per-round ratios, {forks}; whiskers: worst to best round ({run})",
+                  ratio_bars(groups), "ratio to ForkJoinPool (1.0 = same)", ref=1.0, value_fmt="{:.2f}x"):
         made.append("throughput-ratio.svg")
     al = []
     for (klass, workload), pools in groups.items():
-        bars = [(p, pools[p].alloc) for p in pool_order(pools) if pools[p].alloc is not None]
+        bars = [(p, statistics.median(pools[p].allocs)) for p in pool_order(pools) if pools[p].allocs]
         if bars:
             al.append((workload, [(p, max(v, 0.01)) for p, v in bars]))
     if hbar_chart(os.path.join(out_dir, "alloc-per-task.svg"), "Allocation per task (gc.alloc.rate.norm)",
-                  f"bytes allocated per task, all threads, log scale; 0.01 = nothing measurable ({run})",
-                  al, "bytes per task", log=True, value_fmt="{:.2f} B"):
+                  f"bytes allocated per task, all threads, median over forks, log scale; 0.01 = nothing "
+                  f"measurable ({run})", al, "bytes per task", log=True, value_fmt="{:.2f} B"):
         made.append("alloc-per-task.svg")
     lat = []
     for bench, what in (("wake_latency", "idle pool"), ("ping_pong", "one event in flight"),
                         ("submit_latency", "loaded pool")):
         pools = {p: v for (b, p), v in latency.items() if b == bench}
         for pct, key in (("p50", "p50"), ("p99", "p99"), ("p99.9", "p999")):
-            bars = [(p, pools[p][key] / 1000) for p in pool_order(pools)]
+            bars = [(p, statistics.median(f[key] for f in pools[p]) / 1000) for p in pool_order(pools)]
             if bars:
                 lat.append((f"{bench} {pct} ({what})", bars))
     if hbar_chart(os.path.join(out_dir, "latency-percentiles.svg"), "Submit-to-start latency (HdrHistogram)",
-                  f"microseconds, log scale, shorter is better ({run})", lat, "µs", log=True,
+                  f"microseconds, median over forks, log scale, shorter is better ({run})", lat, "µs", log=True,
                   value_fmt="{:.1f} µs"):
         made.append("latency-percentiles.svg")
     return made
+
+
+def report(results, latency, idle, mode):
+    """The markdown of ratios.md."""
+    label = ("Smoke run (`--quick`: 1 round, 1 fork a pool, 1 x 1 s warm-up, 1 x 1 s measurement): the figures "
+             "show the suite runs, not how fast anything is." if mode == "quick"
+             else "Full run (see the protocol).")
+    md = ["<!-- generated by src/jmh/bench_charts.py from the JMH JSON; do not edit by hand -->", "", label, "",
+          RULE_TEXT, "",
+          "### Throughput and allocation (ratio > 1: ours is better)", "", ratio_table(results), "",
+          "### Targets", "", target_table(results, latency), ""]
+    if latency:
+        md += ["### Latency percentiles (HdrHistogram, submit to start; median (min-max) over forks)", "",
+               latency_table(latency), ""]
+    if idle:
+        md += ["### CPU of the pool's threads, idle and under sparse arrivals (IdleCpu)", "", idle_cpu_table(idle),
+               ""]
+    return "\n".join(md)
 
 
 def main(argv=None):
@@ -478,19 +773,13 @@ def main(argv=None):
     args = ap.parse_args(argv)
     results = read_results(args.in_dir)
     latency = read_latency(os.path.join(args.in_dir, "latency.csv"))
-    if not results and not latency:
-        print(f"no JMH JSON results or latency.csv in {args.in_dir}", file=sys.stderr)
+    idle = read_idle_cpu(os.path.join(args.in_dir, "idle_cpu.csv"))
+    if not results and not latency and not idle:
+        print(f"no JMH JSON results, latency.csv or idle_cpu.csv in {args.in_dir}", file=sys.stderr)
         return 1
     os.makedirs(args.out_dir, exist_ok=True)
     made = charts(results, latency, args.out_dir, args.mode)
-    label = ("Smoke run (`--quick`: 1 fork, 1 x 1 s warm-up, 1 x 1 s measurement): the figures show the suite "
-             "runs, not how fast anything is." if args.mode == "quick" else "Full run (see the protocol).")
-    md = ["<!-- generated by src/jmh/bench_charts.py from the JMH JSON; do not edit by hand -->", "", label, "",
-          "### Throughput and allocation (ratio > 1: ours is better)", "", ratio_table(results), "",
-          "### Targets", "", target_table(results, latency), ""]
-    if latency:
-        md += ["### Latency percentiles (HdrHistogram, submit to start)", "", latency_table(latency), ""]
-    text = "\n".join(md)
+    text = report(results, latency, idle, args.mode)
     with open(os.path.join(args.out_dir, "ratios.md"), "w", encoding="utf-8") as f:
         f.write(text)
     print(text)

@@ -74,7 +74,9 @@ import org.openjdk.jmh.runner.IterationType;
  * iterations (warm-up iterations are discarded) is written at the end of each fork as one CSV row, appended to
  * the file named by the environment variable {@code BENCH_LATENCY_OUT} (default
  * {@code target/jmh/latency.csv}), and printed to the JMH log. Columns: {@code benchmark, pool, threads, count,
- * p50_ns, p90_ns, p99_ns, p999_ns, max_ns, mean_ns}. The chart script reads that file. With
+ * p50_ns, p90_ns, p99_ns, p999_ns, max_ns, mean_ns, round}; {@code round} is the environment variable
+ * {@code BENCH_ROUND} that run-benchmarks.sh sets per round (empty when unset), by which the chart script pairs
+ * our fork with a peer's fork of the same round. The chart script reads that file. With
  * {@code -jvmArgsAppend -Dbench.wakeCounts=true}, {@code wake_latency} also prints per fork where its probes ran
  * and how often the kernel preempted the submitter for the woken worker ({@link WakeCounts}).
  */
@@ -99,7 +101,11 @@ public class LatencyBench {
     static final int WAKE_SPINS = 64;
     static final int DISRUPTOR_RING = 1024;
     static final String OUT_ENV = "BENCH_LATENCY_OUT";
-    static final String CSV_HEADER = "benchmark,pool,threads,count,p50_ns,p90_ns,p99_ns,p999_ns,max_ns,mean_ns";
+    /** The round of run-benchmarks.sh this fork belongs to, written to the CSV's last column (empty if unset). */
+    static final String ROUND_ENV = "BENCH_ROUND";
+    /** {@code round} last, so a reader of the older ten columns still reads the file. */
+    static final String CSV_HEADER =
+            "benchmark,pool,threads,count,p50_ns,p90_ns,p99_ns,p999_ns,max_ns,mean_ns,round";
 
     @Param({"GLOBAL_QUEUE", "WORK_STEALING", "LANE_EXTENSION",
             "GLOBAL_QUEUE_SPIN", "WORK_STEALING_SPIN", "LANE_EXTENSION_SPIN",
@@ -341,9 +347,11 @@ public class LatencyBench {
     private void writeRow(String benchmark) {
         String method = benchmark.substring(benchmark.lastIndexOf('.') + 1);
         Histogram h = histogram;
-        String row = String.format(Locale.ROOT, "%s,%s,%d,%d,%d,%d,%d,%d,%d,%.1f", method, pool, workers,
+        String round = System.getenv(ROUND_ENV);
+        String row = String.format(Locale.ROOT, "%s,%s,%d,%d,%d,%d,%d,%d,%d,%.1f,%s", method, pool, workers,
                 h.getTotalCount(), h.getValueAtPercentile(50), h.getValueAtPercentile(90),
-                h.getValueAtPercentile(99), h.getValueAtPercentile(99.9), h.getMaxValue(), h.getMean());
+                h.getValueAtPercentile(99), h.getValueAtPercentile(99.9), h.getMaxValue(), h.getMean(),
+                round == null ? "" : round.strip());
         System.out.println();
         System.out.println("HdrHistogram (" + CSV_HEADER + "): " + row);
         String out = System.getenv(OUT_ENV);
