@@ -97,11 +97,11 @@ TARGETS = [
     target("burst_bounded", "FJP", goal=1.0, issue="15", peer_label="FJP (unbounded)"),
     target("burst_bounded", "TPE_ABQ", goal=1.5, issue="15"),
     target("taskPerIndex", "FJP", goal=1.0, issue="15"),
-    target("tree_join_fresh", "FJP", median=1.3, worst=1.0, pools=FORK_JOIN_SIDES, issue="16"),
-    target("tree_join_fresh", "FJP", goal=1.0, pools=("GLOBAL_QUEUE",), issue="16"),
-    target("tree_join_reused", "FJP", median=1.5, pools=FORK_JOIN_SIDES, issue="16"),
-    target("wsum", "FJP", goal=1.0, issue="16"),
-    target("wake_latency", "FJP", goal=1.0, pools=PARK, issue="15", metric="p50"),
+    target("tree_join_fresh", "FJP", median=1.3, worst=1.0, pools=FORK_JOIN_SIDES, issue="43"),
+    target("tree_join_fresh", "FJP", goal=1.0, pools=("GLOBAL_QUEUE",), issue="43"),
+    target("tree_join_reused", "FJP", median=1.5, pools=FORK_JOIN_SIDES, issue="43"),
+    target("wsum", "FJP", goal=1.0, issue="43"),
+    target("wake_latency", "FJP", goal=1.0, pools=PARK, issue="43", metric="p50"),
     target("wake_latency", "FJP", pools=PARK, issue="15", metric="p99", reference=True),
     target("ping_pong", "FJP", goal=1.0, pools=PARK, issue="15", metric="p50"),
     target("ping_pong", "FJP", goal=1.0, pools=PARK, issue="15", metric="p99"),
@@ -113,16 +113,28 @@ TARGETS = [
 # How the sides of a workload differ, shown in the ratio table's "note" column. Key: a workload's method name,
 # or (method, pool) for a note on one pool's row only (looked up first).
 NOTES = {
+    "flood_1m": "every pool counts on the same WaitGroup, one done() per task; FJP and TPE_LBQ unbounded",
     "flood_1m_batched": "ours: submitBatch of 256; FJP: one external task that forks its 256 children inside "
-                        "the pool; TPE: no batch API",
+                        "the pool (children reused with reinitialize()); TPE: no batch API",
     "flood_1m_shared_counter": "every pool counts on one shared atomic counter: the JDK pools' cheapest form "
                                "(an extra row, labelled)",
-    "burst_bounded": "FJP has no bound: its producers never wait",
+    "burst_bounded": "ours and the TPEs hold the same number of tasks; FJP has no bound: its producers never wait",
     "parallelFor": "ours: guided claims and the caller takes part; FJP: binary split to the grain, the invoking "
                    "thread waits",
-    "tree_join_reused": "one tree on a pool reused across invocations (warm workers and arrays)",
-    "tree_join_fresh": "a tree on a pool made for the invocation (cold workers, fresh arrays)",
-    "wsum": "ours submits the right half with a WaitGroup; FJP: fork / compute / join",
+    "range_split": "the same binary split to the same grain on both sides, both callers waiting",
+    "taskPerIndex": "one capturing lambda per index on both sides, counted on a WaitGroup; FJP unbounded",
+    "tree_join_reused": "one prebuilt tree of 2^20 leaves on both sides; FJP reinitializes each node after its "
+                        "invokeAll, inside the timing",
+    "tree_join_fresh": "both sides create every node as they recurse, as a user's recursive algorithm does",
+    "wsum": "ours submits the right half detached, counted on a WaitGroup; FJP: fork / compute / join",
+    "wsum_join": "both sides: a binary split, join(left, right) / invokeAll(left, right)",
+    "tree": "ours submits both children detached (WaitGroup); FJP: invokeAll",
+    ("tree_join_reused", "LANE_EXTENSION"): "one of its threads is the blocking-lane worker, which does not "
+                                            "steal join halves",
+    ("tree_join_fresh", "LANE_EXTENSION"): "one of its threads is the blocking-lane worker, which does not "
+                                           "steal join halves",
+    ("wsum_join", "LANE_EXTENSION"): "one of its threads is the blocking-lane worker, which does not steal "
+                                     "join halves",
 }
 
 # A peer's name in one workload's rows of the ratio table: (method, pool) -> label.

@@ -38,7 +38,7 @@ ROOT=$(pwd)
 
 # Every workload class, in run order.
 # Every workload class; IdleCpu is a main (not JMH), run once per round.
-ALL_CLASSES=(PoolFloodBench BurstBench FanoutBench RangeBench LatencyBench IdleCpu)
+ALL_CLASSES=(PoolFloodBench BatchFloodBench BurstBench FanoutBench RangeBench LatencyBench IdleCpu)
 
 quick=0
 charts=1
