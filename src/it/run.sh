@@ -34,18 +34,25 @@ run() { # name, directory to run in, then the java arguments after `java`
 }
 
 for d in consumer consumer-module; do
-    if ls "src/it/$d/target/lib" | grep -i 'jnr\|jffi\|asm'; then
+    if ls "src/it/$d/target" | grep -i 'jnr\|jffi\|asm'; then
         echo "FAILED ($d): jnr came with dev.threadpool:thread-pool (it should be optional)" >&2; fail=1
     fi
 done
 
-lib=thread-pool-$version.jar
-# README, "Use it in your project": the class-path and module-path launch lines
-run "class path" src/it/consumer/target \
-    --enable-native-access=ALL-UNNAMED -cp "lib/$lib:consumer.jar" example.consumer.Main
-run "module path" src/it/consumer-module/target \
-    --enable-native-access=dev.threadpool --module-path "lib/$lib:consumer-module.jar" \
-    -m example.consumer.module/example.consumer.module.Main
+# The launch lines are read from the README ("Use it in your project"), so what it tells users is what runs
+# here: each project's target/ holds app.jar and thread-pool-<version>.jar, the names the README uses.
+readme_line() { # the README's line `java --enable-native-access=<$1> ...`
+    local line
+    line=$(grep -m1 "^java --enable-native-access=$1 " README.md) \
+        || { echo "src/it/run.sh: no launch line 'java --enable-native-access=$1 ...' in README.md" >&2; exit 1; }
+    [[ "$line" == *"thread-pool-$version.jar"* ]] \
+        || { echo "src/it/run.sh: README's launch line names another version than $version: $line" >&2; exit 1; }
+    echo "${line#java }"
+}
+read -r -a cp_args <<<"$(readme_line ALL-UNNAMED)"
+read -r -a mp_args <<<"$(readme_line dev.threadpool)"
+run "class path" src/it/consumer/target "${cp_args[@]}"
+run "module path" src/it/consumer-module/target "${mp_args[@]}"
 
 echo "src/it/run.sh: $((SECONDS - start)) s"
 if (( fail )); then

@@ -1,4 +1,4 @@
 /** A consumer of the library on the module path. */
-module example.consumer.module {
+module com.example.app {
     requires dev.threadpool;
 }

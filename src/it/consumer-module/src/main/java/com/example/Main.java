@@ -1,4 +1,4 @@
-package example.consumer;
+package com.example;
 
 import dev.threadpool.PoolConfig;
 import dev.threadpool.PoolStats;

@@ -1,4 +1,4 @@
-package example.consumer.module;
+package com.example;
 
 import dev.threadpool.PoolConfig;
 import dev.threadpool.PoolStats;
