@@ -16,8 +16,9 @@ package dev.threadpool;
  * </table>
  *
  * @param residentBytes     resident set size now, bytes
- * @param peakResidentBytes the largest resident set size so far, bytes (on Linux the kernel's lazily updated
- *                          high-water mark: two reads can differ by a few pages either way)
+ * @param peakResidentBytes the largest resident set size so far, bytes, never below {@code residentBytes} of
+ *                          the same snapshot (on Linux the kernel's lazily updated high-water mark, raised to
+ *                          the resident figure when it lags: two snapshots' peaks can differ by a few pages)
  * @param virtualBytes      virtual size now, bytes (Windows: committed private bytes)
  * @param source            where the figures came from, e.g. {@code "linux: /proc/self/statm + getrusage"}
  */

@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.threadpool.demo.LaunchCheck;
+import dev.threadpool.internal.memory.Mem;
+import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -16,7 +18,8 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * The library works as a named module and on the class path: each form launches a child JVM (the same java
- * as this one) running {@link LaunchCheck}, which creates a pool, runs tasks through every submit path, checks
+ * as this one) running {@link LaunchCheck} (the demo, src/demo/java: always on the class path, outside the
+ * library; the library is target/classes, on the module path or on the class path), which creates a pool, runs tasks through every submit path, checks
  * the accounting after close, and (with {@code --jfr}) checks that creating a pool does not initialise JFR
  * yet a later recording still gets the pool's periodic events. Bounded waits on the child.
  */
@@ -29,11 +32,21 @@ class LaunchFormsTest {
                 Path.of(System.getProperty("java.home"), "bin", "java").toString());
     }
 
-    /** target/classes: where LaunchCheck (and the module descriptor) were compiled to. */
+    /** target/classes: where the library and its module descriptor were compiled to. */
     private static Path mainClasses() throws Exception {
-        Path p = Path.of(LaunchCheck.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+        Path p = Path.of(ThreadPool.class.getProtectionDomain().getCodeSource().getLocation().toURI());
         assertTrue(Files.exists(p.resolve("module-info.class")), "module descriptor in " + p);
+        assertTrue(!Files.exists(p.resolve("dev/threadpool/demo")), "no demo in the library: " + p);
         return p;
+    }
+
+    /** target/test-classes: where the demo (LaunchCheck) was compiled to. */
+    private static Path demoClasses() throws Exception {
+        return Path.of(LaunchCheck.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+    }
+
+    private static String classPath() throws Exception {
+        return mainClasses() + File.pathSeparator + demoClasses();
     }
 
     private static String run(List<String> command) throws IOException, InterruptedException {
@@ -55,11 +68,17 @@ class LaunchFormsTest {
         }
     }
 
+    /** LaunchCheck reports the deque mode from the public Module API; the library decides it in Mem.RAW. */
+    @Test
+    void launchCheckReadsTheDequeModeTheLibraryUses() {
+        assertEquals(Mem.RAW, ThreadPool.class.getModule().isNativeAccessEnabled());
+    }
+
     @Test
     void runsAsANamedModule() throws Exception {
         List<String> cmd = new ArrayList<>(List.of(java(), "--enable-native-access=dev.threadpool",
-                "--module-path", mainClasses().toString(),
-                "-m", "dev.threadpool/dev.threadpool.demo.LaunchCheck", "2000", "--jfr"));
+                "--module-path", mainClasses().toString(), "--add-modules", "dev.threadpool",
+                "-cp", demoClasses().toString(), "dev.threadpool.demo.LaunchCheck", "2000", "--jfr"));
         String out = run(cmd);
         assertTrue(out.contains("LaunchCheck OK: named module dev.threadpool"), out);
         assertTrue(out.contains("LaunchCheck deque access: raw addresses"), out);
@@ -70,7 +89,7 @@ class LaunchFormsTest {
     @Test
     void runsOnTheClassPath() throws Exception {
         List<String> cmd = new ArrayList<>(List.of(java(), "--enable-native-access=ALL-UNNAMED",
-                "-cp", mainClasses().toString(), "dev.threadpool.demo.LaunchCheck", "2000", "--jfr"));
+                "-cp", classPath(), "dev.threadpool.demo.LaunchCheck", "2000", "--jfr"));
         String out = run(cmd);
         assertTrue(out.contains("LaunchCheck OK: class path (unnamed module)"), out);
         assertTrue(out.contains("PoolStats seen after a late JFR start"), out);
@@ -85,7 +104,7 @@ class LaunchFormsTest {
     @Test
     void runsWithNativeAccessDenied() throws Exception {
         List<String> cmd = new ArrayList<>(List.of(java(), "--illegal-native-access=deny",
-                "-cp", mainClasses().toString(), "dev.threadpool.demo.LaunchCheck", "2000"));
+                "-cp", classPath(), "dev.threadpool.demo.LaunchCheck", "2000"));
         String out = run(cmd);
         assertTrue(out.contains("LaunchCheck OK: class path (unnamed module)"), out);
         assertTrue(out.contains("LaunchCheck deque access: segment and offset"), out);

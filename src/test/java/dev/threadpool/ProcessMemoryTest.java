@@ -6,10 +6,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.threadpool.audit.ChildJvm;
 import dev.threadpool.audit.ProcessMemoryMain;
+import dev.threadpool.internal.os.ProcessMemoryProbe;
+import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.condition.EnabledOnOs;
@@ -37,6 +41,39 @@ class ProcessMemoryTest {
         assertTrue(Math.abs(hwm - peak) <= hwm / 4, "ru_maxrss " + peak + " agrees with VmHWM " + hwm + ": " + m);
         long vmSize = statusKb("VmSize:") * 1024;
         assertTrue(vmSize > 0 && m.virtualBytes() > 0, "VmSize " + vmSize + " vs " + m);
+    }
+
+    /** peak >= resident in every snapshot, while the heap churns (pages come and go between the two reads). */
+    @Test
+    @EnabledOnOs(OS.LINUX)
+    void peakIsNeverBelowResidentInOneSnapshot() {
+        long sink = 0;
+        for (int i = 0; i < 2_000; i++) {
+            byte[] churn = new byte[(i % 64 + 1) * 16 * 1024];
+            churn[churn.length - 1] = (byte) i;
+            sink += churn[churn.length - 1];
+            ProcessMemory m = ThreadPool.processMemory();
+            assertTrue(m.peakResidentBytes() >= m.residentBytes(), "snapshot " + i + ": " + m);
+        }
+        assertTrue(sink != Long.MIN_VALUE);
+    }
+
+    /**
+     * jnr-posix is optional: a child JVM whose class path leaves every jnr jar out (jnr-posix, jnr-ffi, jffi,
+     * jnr-constants, the jnr asm jars) runs a pool as usual, and processMemory() says why it has no figures.
+     */
+    @Test
+    void withoutJnrAPoolRunsAndProcessMemorySaysWhy() throws Exception {
+        String cp = Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
+                .filter(e -> !e.replace('\\', '/').contains("/com/github/jnr/"))
+                .collect(Collectors.joining(File.pathSeparator));
+        assertTrue(!cp.equals(System.getProperty("java.class.path")), "jnr was on the test class path");
+        ChildJvm.Result r = ChildJvm.run(ProcessMemoryMain.class, List.of(), cp);
+        assertEquals(0, r.exitCode(), r.output());
+        assertTrue(r.output().contains("snapshot 100"), "the pool ran: " + r.output());
+        assertTrue(r.output().contains("process memory ProcessMemory[residentBytes=-1, peakResidentBytes=-1,"
+                + " virtualBytes=-1, source=" + ProcessMemoryProbe.NO_JNR + "]"), r.output());
+        assertFalse(r.output().contains("WARNING"), r.output());
     }
 
     private static long statusKb(String key) throws Exception {

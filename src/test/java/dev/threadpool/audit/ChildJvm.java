@@ -22,12 +22,18 @@ public final class ChildJvm {
     }
 
     public static Result run(Class<?> main, List<String> jvmArgs) throws IOException, InterruptedException {
+        return run(main, jvmArgs, System.getProperty("java.class.path"));
+    }
+
+    /** As {@link #run(Class, List)} with the given class path (e.g. this one less some jars). */
+    public static Result run(Class<?> main, List<String> jvmArgs, String classPath)
+            throws IOException, InterruptedException {
         List<String> cmd = new ArrayList<>();
         cmd.add(javaCommand());
         cmd.add("--enable-native-access=ALL-UNNAMED");
         cmd.addAll(jvmArgs);
         cmd.add("-cp");
-        cmd.add(System.getProperty("java.class.path"));
+        cmd.add(classPath);
         cmd.add(main.getName());
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         byte[] out;

@@ -21,7 +21,22 @@ public final class ProcessMemoryProbe {
 
     /** The current figures; thread-safe. */
     public static ProcessMemory read() {
-        return Holder.PROBE.read();
+        return consistent(Holder.PROBE.read());
+    }
+
+    /**
+     * One snapshot never shows a peak below its current figure. The probes read the current resident size
+     * first and the peak second, yet the peak can still come out lower (CI: peak 115,085,312 beside resident
+     * 115,277,824): Linux keeps the high-water mark ({@code mm->hiwater_rss}, behind {@code ru_maxrss} and
+     * VmHWM) up to date lazily (on munmap and exit), and the RSS counters it is compared with are batched per
+     * CPU, so two reads of the kernel's figures disagree by a few pages. The process did have the resident
+     * size we read, so the true peak is at least that: report max(peak, resident).
+     */
+    static ProcessMemory consistent(ProcessMemory m) {
+        if (m.peakResidentBytes() >= 0 && m.residentBytes() > m.peakResidentBytes()) {
+            return new ProcessMemory(m.residentBytes(), m.residentBytes(), m.virtualBytes(), m.source());
+        }
+        return m;
     }
 
     /** Initialised on first use only: the lazy holder idiom. */
@@ -30,6 +45,9 @@ public final class ProcessMemoryProbe {
 
         private static Probe create() {
             String os = System.getProperty("os.name", "").toLowerCase(Locale.ROOT);
+            if (!jnrPresent()) {
+                return () -> new ProcessMemory(-1, -1, -1, NO_JNR);
+            }
             try {
                 if (os.contains("linux")) {
                     return NativeProbe.linux();
@@ -45,6 +63,23 @@ public final class ProcessMemoryProbe {
                 String why = "native binding unavailable: " + e;
                 return () -> new ProcessMemory(-1, -1, -1, why);
             }
+        }
+    }
+
+    /** The {@code source} of every figure when jnr-posix (an optional dependency since issue 45) is absent. */
+    public static final String NO_JNR = "jnr-posix not on the class path/module path: add com.github.jnr:jnr-posix"
+            + " 3.1.20 for process memory (module path: also --add-modules ALL-MODULE-PATH; see README)";
+
+    /**
+     * Whether jnr-posix can be loaded by the library: on the class path, or on the module path and resolved
+     * (the descriptor's {@code requires static} does not resolve it by itself). Loads nothing: no initialisation.
+     */
+    private static boolean jnrPresent() {
+        try {
+            Class.forName("jnr.posix.POSIXFactory", false, ProcessMemoryProbe.class.getClassLoader());
+            return true;
+        } catch (ClassNotFoundException | LinkageError e) {
+            return false;
         }
     }
 

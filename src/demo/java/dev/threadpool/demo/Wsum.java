@@ -27,7 +27,7 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * a {@link RecursiveTask} with the same split (fork the right half, compute the left, join). Both run warm
  * ({@link Compare}: a cold round, warm-up rounds, then the best of N, the sides alternating).
  *
- * <pre>java --enable-native-access=ALL-UNNAMED -cp target/classes dev.threadpool.demo.Wsum [threads]</pre>
+ * <pre>java --enable-native-access=ALL-UNNAMED -cp target/classes:target/test-classes dev.threadpool.demo.Wsum [threads]</pre>
  */
 public final class Wsum {
     static final long ELEMENTS = 1L << 24;

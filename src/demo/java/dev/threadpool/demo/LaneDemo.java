@@ -27,7 +27,7 @@ import java.util.concurrent.locks.LockSupport;
  * overflow workers (indices at and above maxThreads), which run the queued tasks and retire once idle.
  *
  * <pre>
- *   java --enable-native-access=ALL-UNNAMED -cp target/classes dev.threadpool.demo.LaneDemo [rounds]
+ *   java --enable-native-access=ALL-UNNAMED -cp target/classes:target/test-classes dev.threadpool.demo.LaneDemo [rounds]
  * </pre>
  */
 public final class LaneDemo {

@@ -8,7 +8,6 @@ import dev.threadpool.TaskFailedException;
 import dev.threadpool.ThreadPool;
 import dev.threadpool.WaitGroup;
 import dev.threadpool.WorkerStats;
-import dev.threadpool.internal.os.Platform;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.concurrent.ForkJoinPool;
@@ -46,7 +45,8 @@ public final class Demo {
                 .queueCapacity(4096)
                 .schedulerVariant(SchedulerVariant.GLOBAL_QUEUE)
                 .build();
-        System.out.println("thread-pool demo on " + Platform.describe());
+        System.out.println("thread-pool demo on " + System.getProperty("os.name") + " " + System.getProperty("os.arch") + ", "
+                + Runtime.getRuntime().availableProcessors() + " CPUs, Java " + Runtime.version());
         System.out.println(config);
         boolean ok = true;
         ThreadPool pool = ThreadPool.create(config);

@@ -4,7 +4,6 @@ import dev.threadpool.PoolConfig;
 import dev.threadpool.PoolStats;
 import dev.threadpool.ThreadPool;
 import dev.threadpool.WaitGroup;
-import dev.threadpool.internal.memory.Mem;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -17,12 +16,14 @@ import jdk.jfr.consumer.RecordingStream;
 /**
  * A tiny program that proves a launch form works: creates a pool, runs tasks (detached, waitable, through the
  * ExecutorService view, a tree of joins), checks the accounting after close and prints which module it ran in
- * and whether the workers' deques use raw addresses ({@code Mem.RAW}: native access granted) or not.
+ * and whether the workers' deques use raw addresses (native access granted to the library's module) or not.
+ * The demo is not part of the library: it runs in the unnamed module, with the library on the module path
+ * (named module dev.threadpool) or on the class path, and uses the exported API only.
  * Exits 1 on any failed check. Used by {@code LaunchFormsTest} on the module path and on the class path:
  *
  * <pre>
- * java --enable-native-access=dev.threadpool -p target/classes -m dev.threadpool/dev.threadpool.demo.LaunchCheck
- * java --enable-native-access=ALL-UNNAMED -cp target/classes dev.threadpool.demo.LaunchCheck
+ * java --enable-native-access=dev.threadpool -p target/classes --add-modules dev.threadpool -cp target/test-classes dev.threadpool.demo.LaunchCheck
+ * java --enable-native-access=ALL-UNNAMED -cp target/classes:target/test-classes dev.threadpool.demo.LaunchCheck
  * </pre>
  */
 public final class LaunchCheck {
@@ -48,7 +49,7 @@ public final class LaunchCheck {
         int tasks = args.length > 0 ? Integer.parseInt(args[0]) : 10_000;
         boolean jfr = args.length > 1 && args[1].equals("--jfr");
         check(!jfr || !FlightRecorder.isInitialized(), "JFR not initialised before the pool");
-        Module module = LaunchCheck.class.getModule();
+        Module module = ThreadPool.class.getModule(); // the library's module, not the demo's (unnamed)
         String where = module.isNamed() ? "named module " + module.getName() : "class path (unnamed module)";
         AtomicInteger ran = new AtomicInteger();
         ThreadPool pool = ThreadPool.create(PoolConfig.builder().maxThreads(2).queueCapacity(256).build());
@@ -80,8 +81,10 @@ public final class LaunchCheck {
                 "accounting after close: " + s);
         System.out.println("LaunchCheck OK: " + where + ", " + s.completed() + " tasks, liveBytes "
                 + s.liveBytes() + " after close");
-        // Mem.RAW: whether the workers' deques use raw addresses (native access granted) or segment accesses
-        System.out.println("LaunchCheck deque access: " + (Mem.RAW ? "raw addresses" : "segment and offset"));
+        // The deques use raw addresses when native access is enabled for the library's module (Mem.RAW inside
+        // the library; LaunchFormsTest checks the two agree), else checked segment accesses.
+        System.out.println("LaunchCheck deque access: "
+                + (module.isNativeAccessEnabled() ? "raw addresses" : "segment and offset"));
     }
 
     /**
