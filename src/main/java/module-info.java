@@ -7,6 +7,8 @@
 module dev.threadpool {
     // JDK Flight Recorder events (dev.threadpool.internal.jfr); they cost nothing while no recording runs.
     requires jdk.jfr;
+    // The opt-in MXBean (PoolConfig.Builder.jmxName, dev.threadpool.ThreadPoolMXBean).
+    requires java.management;
 
     exports dev.threadpool;
 
