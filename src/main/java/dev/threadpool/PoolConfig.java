@@ -32,6 +32,7 @@ public final class PoolConfig {
     private final TaskErrorHandler errorHandler;
     private final int recentErrorCapacity;
     private final String threadNamePrefix;
+    private final String jmxName;
     private final boolean daemon;
     private final int localQueueCapacity;
     private final QueueKind queueKind;
@@ -58,6 +59,7 @@ public final class PoolConfig {
         this.errorHandler = b.errorHandler;
         this.recentErrorCapacity = b.recentErrorCapacity;
         this.threadNamePrefix = b.threadNamePrefix;
+        this.jmxName = b.jmxName;
         this.daemon = b.daemon;
         this.localQueueCapacity = b.localQueueCapacity;
         this.queueKind = b.queueKind;
@@ -95,6 +97,8 @@ public final class PoolConfig {
     public TaskErrorHandler errorHandler() { return errorHandler; }
     public int recentErrorCapacity() { return recentErrorCapacity; }
     public String threadNamePrefix() { return threadNamePrefix; }
+    /** The ObjectName of the pool's {@link ThreadPoolMXBean}; null: no MXBean (the default). */
+    public String jmxName() { return jmxName; }
     public boolean daemon() { return daemon; }
     public int localQueueCapacity() { return localQueueCapacity; }
     public QueueKind queueKind() { return queueKind; }
@@ -141,6 +145,7 @@ public final class PoolConfig {
         private TaskErrorHandler errorHandler;
         private int recentErrorCapacity = 16;
         private String threadNamePrefix = "thread-pool-";
+        private String jmxName;
         private boolean daemon;
         private int localQueueCapacity = 256;
         private QueueKind queueKind = QueueKind.RING;
@@ -184,6 +189,13 @@ public final class PoolConfig {
         /** How many recent task errors are kept, 0..1024. Default 16. */
         public Builder recentErrorCapacity(int n) { this.recentErrorCapacity = n; return this; }
         public Builder threadNamePrefix(String p) { this.threadNamePrefix = p; return this; }
+        /**
+         * Registers a {@link ThreadPoolMXBean} under this ObjectName in the platform MBean server when the pool
+         * is created, and unregisters it when the pool closes (or its creation fails). A name already
+         * registered fails {@code ThreadPool.create}. Suggested form:
+         * {@code dev.threadpool:type=ThreadPool,name=<name>}. Null (the default): no MXBean.
+         */
+        public Builder jmxName(String name) { this.jmxName = name; return this; }
         /** Whether workers are daemon threads. Default false (close the pool to let the JVM exit). */
         public Builder daemon(boolean d) { this.daemon = d; return this; }
         /** (WORK_STEALING / LANE_EXTENSION) Local queue size, a power of two in [2, 65536]. Default 256. */
@@ -250,6 +262,7 @@ public final class PoolConfig {
             Objects.requireNonNull(idleStrategy, "idleStrategy must not be null");
             Objects.requireNonNull(queueKind, "queueKind must not be null");
             Objects.requireNonNull(threadNamePrefix, "threadNamePrefix must not be null");
+            checkJmxName(jmxName);
             duration("spinBeforePark", spinBeforePark, Duration.ZERO, Duration.ofSeconds(1));
             duration("idleWindow", idleWindow, Duration.ZERO, Duration.ofMillis(1));
             range("recentErrorCapacity", recentErrorCapacity, 0, MAX_RECENT_ERRORS);
@@ -294,6 +307,21 @@ public final class PoolConfig {
             }
             return new PoolConfig(this, overflow);
 
+        }
+
+        private static void checkJmxName(String name) {
+            if (name == null) {
+                return;
+            }
+            try {
+                if (new javax.management.ObjectName(name).isPattern()) {
+                    throw new IllegalArgumentException("jmxName must be an ObjectName without wildcards, e.g. "
+                            + "dev.threadpool:type=ThreadPool,name=orders: jmxName=" + name);
+                }
+            } catch (javax.management.MalformedObjectNameException e) {
+                throw new IllegalArgumentException("jmxName must be a valid ObjectName, e.g. "
+                        + "dev.threadpool:type=ThreadPool,name=orders (" + e.getMessage() + "): jmxName=" + name, e);
+            }
         }
 
         private static void range(String name, long v, long lo, long hi) {

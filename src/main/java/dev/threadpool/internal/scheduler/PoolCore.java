@@ -8,6 +8,7 @@ import dev.threadpool.TimestampMode;
 import dev.threadpool.WaitGroup;
 import dev.threadpool.WorkerScratch;
 import dev.threadpool.internal.jfr.PoolEvents;
+import dev.threadpool.internal.jmx.PoolMXBean;
 import dev.threadpool.internal.memory.PoolMemory;
 import dev.threadpool.internal.os.Affinity;
 import dev.threadpool.internal.queue.BoundedRing;
@@ -222,6 +223,20 @@ public final class PoolCore {
             }
             hook.at(ConstructionHook.Stage.JFR_HOOK, -1, memory);
             jfrStatsHook = PoolEvents.registerPeriodicStats(config.threadNamePrefix(), this::statsSnapshot);
+            if (config.jmxName() != null) {
+                // The MXBean reads the same statsSnapshot as JFR; it shares the JFR hook's slot so that close
+                // (Lifecycle.closeJfrHook) and a failed construction (abortConstruction) unregister it too. A
+                // duplicate name throws here, after the JFR hook is set: the failure path removes that one.
+                AutoCloseable jfr = jfrStatsHook;
+                AutoCloseable jmx = PoolMXBean.register(config.jmxName(), this::statsSnapshot, config.maxThreads());
+                jfrStatsHook = () -> {
+                    try {
+                        jmx.close();
+                    } finally {
+                        jfr.close();
+                    }
+                };
+            }
             lifecycle.jfrStatsHook(jfrStatsHook);
             if (watchdog != null) {
                 hook.at(ConstructionHook.Stage.WATCHDOG_START, -1, memory);

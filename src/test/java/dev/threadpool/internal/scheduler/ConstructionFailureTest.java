@@ -128,6 +128,53 @@ class ConstructionFailureTest {
     }
 
     /**
+     * The MXBean is registered after the JFR hook and before the watchdog starts: a failure after it
+     * (LANE_EXTENSION's watchdog start) unregisters it, and a duplicate name fails construction like any other
+     * stage, leaving nothing behind and the first registration in place.
+     */
+    @org.junit.jupiter.api.Test
+    void theMXBeanIsUnregisteredWhenConstructionFailsAfterIt() throws Exception {
+        javax.management.MBeanServer server = java.lang.management.ManagementFactory.getPlatformMBeanServer();
+        String jmx = "dev.threadpool:type=ThreadPool,name=construction-failure";
+        javax.management.ObjectName name = new javax.management.ObjectName(jmx);
+        Variant v = new Variant(SchedulerVariant.LANE_EXTENSION, QueueKind.RING);
+
+        String prefix = "cf-" + POOLS.incrementAndGet() + "-";
+        PoolConfig config = PoolConfig.builder().schedulerVariant(v.scheduler()).maxThreads(WORKERS).queueCapacity(256)
+                .daemon(true).threadNamePrefix(prefix).blockingWorkers(1).jmxName(jmx).build();
+        Injected failure = new Injected("WATCHDOG_START with an MXBean");
+        AtomicReference<PoolMemory> mem = new AtomicReference<>();
+        AtomicInteger registeredAtWatchdog = new AtomicInteger();
+        ConstructionHook hook = (s, i, m) -> {
+            mem.set(m);
+            if (s == Stage.WATCHDOG_START) {
+                registeredAtWatchdog.set(server.isRegistered(name) ? 1 : 0);
+                throw failure;
+            }
+        };
+        Throwable thrown = assertThrows(Throwable.class, () -> new PoolCore(config, hook));
+        assertEquals(1, registeredAtWatchdog.get(), "registered before the watchdog starts");
+        assertNothingLeft(prefix, thrown, failure, mem.get(), "WATCHDOG_START with an MXBean");
+        assertTrue(!server.isRegistered(name), "the failed construction unregistered its MXBean");
+
+        PoolCore first = new PoolCore(config);
+        try {
+            String prefix2 = "cf-" + POOLS.incrementAndGet() + "-";
+            AtomicReference<PoolMemory> mem2 = new AtomicReference<>();
+            IllegalStateException dup = assertThrows(IllegalStateException.class, () -> new PoolCore(
+                    PoolConfig.builder().maxThreads(WORKERS).daemon(true).threadNamePrefix(prefix2).jmxName(jmx).build(),
+                    (s, i, m) -> mem2.set(m)));
+            assertTrue(dup.getMessage().contains("already registered"), dup.getMessage());
+            assertEquals(List.of(), alive(prefix2), "threads of the refused pool");
+            assertTrue(mem2.get().isClosed() && mem2.get().liveBytes() == 0, "the refused pool's arena");
+            assertTrue(server.isRegistered(name), "the first pool keeps its name");
+        } finally {
+            first.close();
+        }
+        assertTrue(!server.isRegistered(name), "close unregistered it");
+    }
+
+    /**
      * One case per allocation the constructor makes: allocation k fails (as a failing malloc: OutOfMemoryError)
      * for every k, so every structure's constructor fails once, at its first and at its later allocations.
      */
