@@ -14,8 +14,8 @@ JAVA=${JAVA:-$root/src/exec/java25.sh}
 version=$(sed -n 's:^  <version>\(.*\)</version>.*:\1:p' pom.xml | head -1)
 [[ -n "$version" ]] || { echo "src/it/run.sh: no version in pom.xml" >&2; exit 1; }
 
-# 1. install the library (the skip flags leave out the integration-test phase's runs, like -DskipTests)
-mvn -B -q -DskipTests -DskipJcstress=true -DskipStress=true -DskipBenchChartsTest=true install
+# 1. install the library (-DskipTests skips every test execution, the integration-test phase's included)
+mvn -B -q -DskipTests install
 
 # 2. build both consumers against the installed artifact
 mvn -B -q -f src/it/pom.xml -Dthreadpool.version="$version" package
