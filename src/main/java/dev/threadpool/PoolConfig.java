@@ -21,6 +21,10 @@ public final class PoolConfig {
     public static final int MAX_RECENT_ERRORS = 1024;
     /** Default {@link Builder#idleWindow}: 50 µs, several park/unpark round trips on a VM. */
     public static final long DEFAULT_IDLE_WINDOW_NANOS = 50_000;
+    /** Smallest non-zero {@link Builder#workerStackSize}: 64 KiB. */
+    public static final long MIN_WORKER_STACK_SIZE = 64L * 1024;
+    /** Largest {@link Builder#workerStackSize}: 1 GiB. */
+    public static final long MAX_WORKER_STACK_SIZE = 1L << 30;
 
     private final int maxThreads;
     private final int queueCapacity;
@@ -34,6 +38,9 @@ public final class PoolConfig {
     private final String threadNamePrefix;
     private final String jmxName;
     private final boolean daemon;
+    private final long workerStackSize;
+    private final int threadPriority;
+    private final Thread.UncaughtExceptionHandler uncaughtExceptionHandler;
     private final int localQueueCapacity;
     private final QueueKind queueKind;
     private final int wakeCoalesceBatch;
@@ -61,6 +68,9 @@ public final class PoolConfig {
         this.threadNamePrefix = b.threadNamePrefix;
         this.jmxName = b.jmxName;
         this.daemon = b.daemon;
+        this.workerStackSize = b.workerStackSize;
+        this.threadPriority = b.threadPriority;
+        this.uncaughtExceptionHandler = b.uncaughtExceptionHandler;
         this.localQueueCapacity = b.localQueueCapacity;
         this.queueKind = b.queueKind;
         this.wakeCoalesceBatch = b.wakeCoalesceBatch;
@@ -100,6 +110,12 @@ public final class PoolConfig {
     /** The ObjectName of the pool's {@link ThreadPoolMXBean}; null: no MXBean (the default). */
     public String jmxName() { return jmxName; }
     public boolean daemon() { return daemon; }
+    /** Stack size of every worker thread in bytes; 0: the JVM's default ({@code -Xss}). */
+    public long workerStackSize() { return workerStackSize; }
+    /** Priority of every thread the pool starts. */
+    public int threadPriority() { return threadPriority; }
+    /** May be null: the JVM's default (the thread group's, then the default uncaught handler). */
+    public Thread.UncaughtExceptionHandler uncaughtExceptionHandler() { return uncaughtExceptionHandler; }
     public int localQueueCapacity() { return localQueueCapacity; }
     public QueueKind queueKind() { return queueKind; }
     public int wakeCoalesceBatch() { return wakeCoalesceBatch; }
@@ -147,6 +163,9 @@ public final class PoolConfig {
         private String threadNamePrefix = "thread-pool-";
         private String jmxName;
         private boolean daemon;
+        private long workerStackSize;
+        private int threadPriority = Thread.NORM_PRIORITY;
+        private Thread.UncaughtExceptionHandler uncaughtExceptionHandler;
         private int localQueueCapacity = 256;
         private QueueKind queueKind = QueueKind.RING;
         private int wakeCoalesceBatch = 32;
@@ -198,6 +217,28 @@ public final class PoolConfig {
         public Builder jmxName(String name) { this.jmxName = name; return this; }
         /** Whether workers are daemon threads. Default false (close the pool to let the JVM exit). */
         public Builder daemon(boolean d) { this.daemon = d; return this; }
+        /**
+         * Stack size of each worker thread (base and overflow workers) in bytes: 0 (the default: the JVM's,
+         * {@code -Xss}) or in [64 KiB, 1 GiB]. Deep recursion on a worker, nested {@code join}s included, needs
+         * it: see docs/CONFIGURATION.md, "Worker stack size", for the bytes a nested join takes. Passed to the
+         * {@link Thread} constructor, which the JVM may round up or, on some platforms, ignore.
+         */
+        public Builder workerStackSize(long bytes) { this.workerStackSize = bytes; return this; }
+        /**
+         * Priority of every thread the pool starts (workers, overflow workers, the LANE_EXTENSION watchdog), in
+         * [{@link Thread#MIN_PRIORITY}, {@link Thread#MAX_PRIORITY}]. Default {@link Thread#NORM_PRIORITY}. A hint
+         * to the OS, which Linux ignores unless the JVM runs with {@code -XX:ThreadPriorityPolicy=1} as root.
+         */
+        public Builder threadPriority(int p) { this.threadPriority = p; return this; }
+        /**
+         * Uncaught exception handler of every thread the pool starts, for what escapes the pool's own
+         * containment (a task's throwable never does: it goes to {@link #errorHandler}); null (the default)
+         * keeps the JVM's (the thread group's, then {@link Thread#getDefaultUncaughtExceptionHandler()}).
+         */
+        public Builder uncaughtExceptionHandler(Thread.UncaughtExceptionHandler h) {
+            this.uncaughtExceptionHandler = h;
+            return this;
+        }
         /** (WORK_STEALING / LANE_EXTENSION) Local queue size, a power of two in [2, 65536]. Default 256. */
         public Builder localQueueCapacity(int n) { this.localQueueCapacity = n; return this; }
         /** (WORK_STEALING / LANE_EXTENSION) Local queue kind. Default RING. */
@@ -263,6 +304,13 @@ public final class PoolConfig {
             Objects.requireNonNull(queueKind, "queueKind must not be null");
             Objects.requireNonNull(threadNamePrefix, "threadNamePrefix must not be null");
             checkJmxName(jmxName);
+            if (workerStackSize != 0
+                    && (workerStackSize < MIN_WORKER_STACK_SIZE || workerStackSize > MAX_WORKER_STACK_SIZE)) {
+                throw new IllegalArgumentException("workerStackSize must be 0 (the JVM default) or in ["
+                        + MIN_WORKER_STACK_SIZE + ", " + MAX_WORKER_STACK_SIZE + "]: workerStackSize="
+                        + workerStackSize);
+            }
+            range("threadPriority", threadPriority, Thread.MIN_PRIORITY, Thread.MAX_PRIORITY);
             duration("spinBeforePark", spinBeforePark, Duration.ZERO, Duration.ofSeconds(1));
             duration("idleWindow", idleWindow, Duration.ZERO, Duration.ofMillis(1));
             range("recentErrorCapacity", recentErrorCapacity, 0, MAX_RECENT_ERRORS);

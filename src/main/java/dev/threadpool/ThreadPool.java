@@ -244,7 +244,8 @@ public final class ThreadPool implements AutoCloseable {
      * (no allocation, no shared atomic, no descriptor; nested over 256 deep on one worker: right after left);
      * from any other thread the pair is handed over as one task. See docs/DESIGN.md, "join".
      *
-     * @throws TaskFailedException after both ended, if either threw: cause left's throwable, else right's
+     * @throws JoinFailedException (a {@link TaskFailedException}) after both ended, if either threw: cause
+     *         left's throwable, else right's
      * @throws PoolShutdownException once shutdown has begun, as {@link #submit(Runnable)}
      * @throws TaskCancelledException (outside caller) {@code shutdown(CANCEL_PENDING)} swept the pair first
      * @throws InterruptedException (outside caller) interrupted while waiting; the pair runs on

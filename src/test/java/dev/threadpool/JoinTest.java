@@ -189,6 +189,8 @@ class JoinTest {
             e = assertThrows(TaskFailedException.class, () -> pool.join(() -> { throw l2; }, () -> { throw r2; }));
             assertSame(l2, e.getCause());
             assertSame(r2, l2.getSuppressed()[0]);
+            // the type users catch is public API, not an internal class
+            assertSame(JoinFailedException.class, e.getClass());
             // a failure deep in a tree passes through the enclosing joins unwrapped
             AtomicLongArray leaves = new AtomicLongArray(1 << 12);
             RuntimeException deep = new RuntimeException("deep");
@@ -413,6 +415,76 @@ class JoinTest {
             }
         } catch (InterruptedException e) {
             throw new AssertionError(e);
+        }
+    }
+
+    /** Stack size docs/CONFIGURATION.md ("Worker stack size") gives for 3,000 nested joins: 3,000 x 2,000 + 256 KiB. */
+    static final long DOCUMENTED_STACK_FOR_3000 = 8L << 20;
+
+    /** One level of a left-recursive chain of joins: {@code left} recurses, {@code right} counts itself. */
+    private record Chain(ThreadPool pool, int levels, AtomicInteger rights, AtomicInteger bottom) implements Runnable {
+        @Override
+        public void run() {
+            if (levels == 0) {
+                bottom.incrementAndGet();
+                return;
+            }
+            try {
+                pool.join(new Chain(pool, levels - 1, rights, bottom), rights::incrementAndGet);
+            } catch (InterruptedException e) {
+                throw new AssertionError("a worker's join does not throw InterruptedException", e);
+            }
+        }
+    }
+
+    /**
+     * A chain of 3,000 nested joins on one worker (each level's left recurses) completes with the stack size
+     * the docs give for it: the first 256 levels take the worker's join frames, the 2,744 past them run right
+     * after left on the same stack (README: "past 256 joins nested on one worker, right simply runs after
+     * left"), and every right runs once. Twice per pool, the first on a fresh worker; the JIT state differs from
+     * variant to variant (interpreted, C1 or C2 frames: CONFIGURATION.md's table).
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("variants")
+    @Timeout(120)
+    void aChainOf3000NestedJoinsCompletesWithTheDocumentedStackSize(PoolVariant v) throws Exception {
+        try (ThreadPool pool = ThreadPool.create(v.builder().maxThreads(2).queueCapacity(64)
+                .workerStackSize(DOCUMENTED_STACK_FOR_3000).build())) {
+            for (int run = 0; run < 2; run++) {
+                AtomicInteger rights = new AtomicInteger();
+                AtomicInteger bottom = new AtomicInteger();
+                long h = pool.submitWaitable(new Chain(pool, 3000, rights, bottom));
+                assertTrue(pool.await(h, TestSupport.WAIT), "the chain did not end in time");
+                assertEquals(1, bottom.get(), "the deepest left ran once");
+                assertEquals(3000, rights.get(), "every right ran once, past the 256 frames too");
+            }
+            TestSupport.awaitQuiescent(pool);
+        }
+    }
+
+    /**
+     * The same chain, 100,000 deep, on a 256 KiB stack: the StackOverflowError is contained (the task fails with
+     * TaskFailedException whose cause chain holds it) and the worker and the pool go on working.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("variants")
+    @Timeout(120)
+    void aChainTooDeepForTheStackFailsContained(PoolVariant v) throws Exception {
+        try (ThreadPool pool = ThreadPool.create(v.builder().maxThreads(2).queueCapacity(64)
+                .workerStackSize(256 << 10).errorHandler((task, error) -> { }).build())) {
+            long h = pool.submitWaitable(new Chain(pool, 100_000, new AtomicInteger(), new AtomicInteger()));
+            TaskFailedException e = assertThrows(TaskFailedException.class, () -> pool.await(h));
+            Throwable c = e;
+            while (!(c instanceof StackOverflowError) && c.getCause() != null) {
+                c = c.getCause();
+            }
+            assertTrue(c instanceof StackOverflowError, () -> "expected a StackOverflowError in " + e);
+            AtomicInteger rights = new AtomicInteger();
+            AtomicInteger bottom = new AtomicInteger();
+            long ok = pool.submitWaitable(new Chain(pool, 50, rights, bottom));
+            assertTrue(pool.await(ok, TestSupport.WAIT));
+            assertEquals(50, rights.get());
+            TestSupport.awaitQuiescent(pool);
         }
     }
 }

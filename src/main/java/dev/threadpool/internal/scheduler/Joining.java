@@ -1,5 +1,6 @@
 package dev.threadpool.internal.scheduler;
 
+import dev.threadpool.JoinFailedException;
 import dev.threadpool.TaskCancelledException;
 import dev.threadpool.TaskFailedException;
 import dev.threadpool.WaitGroup;
@@ -46,8 +47,8 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <h2>Failures, interrupts, shutdown</h2>
  * Both halves always run to their end; a failure of either is rethrown after both ended, as
- * {@link TaskFailedException} whose cause is left's throwable if left threw, else right's (the other one is
- * added as suppressed). A join failure that passes through an enclosing join is rethrown unwrapped. Join
+ * {@link JoinFailedException} (a public {@link TaskFailedException}) whose cause is left's throwable if left
+ * threw, else right's (the other one is added as suppressed). A join failure that passes through an enclosing join is rethrown unwrapped. Join
  * halves are the caller's work, not tasks of the pool: they are not counted as submitted, never reach the
  * error handler or recentErrors, and are never swept by {@code shutdown(CANCEL_PENDING)}: an offered half is
  * run exactly once, by its owner or by a thief, whatever the shutdown does, and the owner waits for it.
@@ -343,7 +344,7 @@ final class Joining {
         }
         Throwable f = pair.failure;
         if (f != null) {
-            throw f instanceof TaskFailedException tf ? tf : new JoinFailedException(f);
+            throw f instanceof JoinFailedException j ? j : new JoinFailedException(f);
         }
     }
 
@@ -372,15 +373,6 @@ final class Joining {
             } catch (Throwable t) {
                 failure = t; // kept for the caller, not the pool's error reporting
             }
-        }
-    }
-
-    /** The exception of a failed join: a {@link TaskFailedException} whose cause is the half's throwable. */
-    static final class JoinFailedException extends TaskFailedException {
-        private static final long serialVersionUID = 1L;
-
-        JoinFailedException(Throwable cause) {
-            super("join: a half failed: " + cause, cause);
         }
     }
 

@@ -185,8 +185,7 @@ public final class PoolCore {
             for (int i = 0; i < workerCount; i++) {
                 // LANE_EXTENSION watches its default-lane workers' running tasks (Watchdog); nobody else does.
                 boolean watched = watchdog != null && watchdog.watches(i);
-                WorkerThread w = new WorkerThread(this, i, config.threadNamePrefix() + i, config.daemon(), false,
-                        watched);
+                WorkerThread w = new WorkerThread(this, i, config.threadNamePrefix() + i, config, false, watched);
                 w.cpu = cpus.length > 0 ? cpus[i % cpus.length] : -1;
                 workers[i] = w;
                 parking.register(i, w);

@@ -124,7 +124,8 @@ final class Watchdog {
     private final long timeoutNanos;
     private final long retireNanos;
     private final String namePrefix;
-    private final boolean daemon;
+    /** For the overflow workers' thread settings (daemon, stack size, priority, uncaught handler). */
+    private final PoolConfig config;
 
     /** Watchdog thread only, per worker slot: the run word last seen, and the tick's clock when first seen. */
     private final long[] seenWord;
@@ -160,7 +161,7 @@ final class Watchdog {
         this.timeoutNanos = config.blockingPromotionTimeout().toNanos();
         this.retireNanos = RETIRE_INTERVALS * intervalNanos;
         this.namePrefix = config.threadNamePrefix();
-        this.daemon = config.daemon();
+        this.config = config;
         this.seg = memory.allocate("watchdog run words", Layout.bytes(slots));
         this.runBase = Mem.RAW ? seg.address() : 0L;
         this.seenWord = new long[slots];
@@ -169,6 +170,8 @@ final class Watchdog {
         this.overflow = new WorkerThread[maxOverflow];
         this.thread = new Thread(this::run, namePrefix + "watchdog");
         thread.setDaemon(true); // it never runs user code; it must not keep a JVM alive on its own
+        // priority and uncaught handler as the workers'; its stack stays the JVM's default (no user code)
+        WorkerThread.applySettings(thread, config.threadPriority(), config.uncaughtExceptionHandler());
     }
 
     void start() {
@@ -276,7 +279,7 @@ final class Watchdog {
         // getAndOr (seq_cst): the slot is ours until that worker's overflowExited clears it again
         Mem.getAndOrLong(seg, Layout.OVERFLOW_MASK_OFFSET, 1L << s);
         int index = base + s;
-        WorkerThread t = new WorkerThread(core, index, namePrefix + "overflow-" + index, daemon, true, true);
+        WorkerThread t = new WorkerThread(core, index, namePrefix + "overflow-" + index, config, true, true);
         // A sequence of its own: the slot's previous thread counted from its own start, and a word of that thread
         // still in counted[] must not equal one of this thread's (its stall would not be counted). Plain store,
         // published to the new thread by start().

@@ -77,6 +77,8 @@ final class WorkerLoop {
     private final Idle idle;
     private final RecentErrors errors;
     private final TaskErrorHandler errorHandler;
+    /** Reports detached tasks' failures to System.err, rate-limited, when {@link #errorHandler} is null. */
+    private final StderrErrorReporter defaultReport;
     /** LANE_EXTENSION's watchdog (null elsewhere): told about every task a watched worker runs. */
     private final Watchdog watchdog;
     private final String poolName;
@@ -101,6 +103,7 @@ final class WorkerLoop {
         this.idle = idle;
         this.errors = errors;
         this.errorHandler = errorHandler;
+        this.defaultReport = errorHandler == null ? new StderrErrorReporter(poolName) : null;
         this.watchdog = watchdog;
         this.poolName = poolName;
         this.timestamps = timestamps;
@@ -184,7 +187,8 @@ final class WorkerLoop {
         }
         slots.clearRefs(idx); // we still own the slot (RUNNING): clear its references before we give it up
         if (failure != null) {
-            onFailure(task, failure);
+            // a waitable task's failure goes to its awaiter: the default report is for detached ones only
+            onFailure(task, failure, !DescriptorTable.waitable(table.ctlAcquire(idx)));
         }
         long outcomeCounter = failure != null ? PoolCounters.FAILED : PoolCounters.COMPLETED;
         if (DescriptorTable.waitable(table.ctlAcquire(idx))) {
@@ -255,7 +259,7 @@ final class WorkerLoop {
         counters.increment(w, PoolCounters.STARTED);
         Throwable failure = runTask(self, task);
         if (failure != null) {
-            onFailure(task, failure);
+            onFailure(task, failure, true); // detached: nobody awaits it
         }
         counters.increment(w, failure != null ? PoolCounters.FAILED : PoolCounters.COMPLETED);
         groupDone(group);
@@ -284,9 +288,11 @@ final class WorkerLoop {
      * Reports a task's failure: recentErrors, then the error handler. Never throws. In runEntry it runs after
      * the task and before the slot's outcome is published (finish or release, counters, wake, group), and a
      * Throwable out of here would skip those and leave the slot RUNNING for good: a task that failed with a
-     * StackOverflowError leaves little stack, and the handler's own failure may be an Error too.
+     * StackOverflowError leaves little stack, and the handler's own failure may be an Error too. With no
+     * handler installed, a {@code detached} task's failure is printed to System.err, rate-limited
+     * ({@link StderrErrorReporter}).
      */
-    void onFailure(Runnable task, Throwable t) {
+    void onFailure(Runnable task, Throwable t, boolean detached) {
         try {
             errors.record(t);
             TaskErrorHandler h = errorHandler;
@@ -296,6 +302,8 @@ final class WorkerLoop {
                 } catch (Throwable handlerFailure) {
                     errors.recordHandlerFailure(); // contained: never kills the worker
                 }
+            } else if (detached) {
+                defaultReport.report(t);
             }
         } catch (Throwable reportingFailed) {
             // dropped: the report is lost, the outcome that follows is what must not be
@@ -378,7 +386,7 @@ final class WorkerLoop {
             failure = t;
         }
         if (failure != null) {
-            onFailure(task, failure);
+            onFailure(task, failure, true); // detached: nobody awaits it
         }
         counters.increment(w, failure != null ? PoolCounters.FAILED : PoolCounters.COMPLETED);
         if (group != null) {

@@ -1,5 +1,6 @@
 package dev.threadpool.internal.scheduler;
 
+import dev.threadpool.PoolConfig;
 import dev.threadpool.internal.os.Affinity;
 
 /**
@@ -65,13 +66,39 @@ public final class WorkerThread extends Thread {
      */
     long runSeq;
 
+    /** A worker with the JVM's default stack size, priority and uncaught handler (white-box tests). */
     WorkerThread(PoolCore core, int index, String name, boolean daemon, boolean overflow, boolean watched) {
-        super(name);
+        this(core, index, name, daemon, overflow, watched, 0L, Thread.NORM_PRIORITY, null);
+    }
+
+    /**
+     * A worker of a pool built from {@code config}: its {@code daemon}, {@code workerStackSize},
+     * {@code threadPriority} and {@code uncaughtExceptionHandler}.
+     */
+    WorkerThread(PoolCore core, int index, String name, PoolConfig config, boolean overflow, boolean watched) {
+        this(core, index, name, config.daemon(), overflow, watched, config.workerStackSize(),
+                config.threadPriority(), config.uncaughtExceptionHandler());
+    }
+
+    private WorkerThread(PoolCore core, int index, String name, boolean daemon, boolean overflow, boolean watched,
+            long stackSize, int priority, Thread.UncaughtExceptionHandler uncaught) {
+        super(null, null, name, stackSize); // stackSize 0: the JVM's default, as Thread(String) has
         this.core = core;
         this.index = index;
         this.overflow = overflow;
         this.watched = watched;
         setDaemon(daemon);
+        applySettings(this, priority, uncaught);
+    }
+
+    /** The priority and uncaught handler of {@code PoolConfig}, for every thread a pool starts (null: the JVM's). */
+    static void applySettings(Thread t, int priority, Thread.UncaughtExceptionHandler uncaught) {
+        if (t.getPriority() != priority) {
+            t.setPriority(priority); // capped by the thread group's maximum, as Thread.setPriority always is
+        }
+        if (uncaught != null) {
+            t.setUncaughtExceptionHandler(uncaught);
+        }
     }
 
     public int index() {
