@@ -4,6 +4,11 @@ package dev.threadpool;
 public class InvalidHandleException extends IllegalArgumentException {
     private static final long serialVersionUID = 1L;
 
+    /**
+     * The handle was not issued by this pool, or is stale.
+     *
+     * @param message what was wrong with the handle, for the exception's message
+     */
     public InvalidHandleException(String message) {
         super(message);
     }

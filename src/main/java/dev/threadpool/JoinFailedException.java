@@ -9,7 +9,11 @@ package dev.threadpool;
 public final class JoinFailedException extends TaskFailedException {
     private static final long serialVersionUID = 1L;
 
-    /** The failure of a join whose half threw {@code cause} (not null). */
+    /**
+     * The failure of a join whose half threw {@code cause}.
+     *
+     * @param cause the half's throwable (not null): left's if left threw, else right's
+     */
     public JoinFailedException(Throwable cause) {
         super("join: a half failed: " + cause, cause);
     }

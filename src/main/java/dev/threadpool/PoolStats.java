@@ -82,13 +82,24 @@ public record PoolStats(
         LatencyStats latency,
         long scratchBytes) {
 
+    /**
+     * Copies {@code workers} and {@code lanes} into unmodifiable lists.
+     *
+     * @throws NullPointerException {@code workers}, {@code lanes} or {@code latency} is null, or a list holds
+     *         a null
+     */
     public PoolStats {
         workers = List.copyOf(workers);
         lanes = List.copyOf(lanes);
         Objects.requireNonNull(latency, "latency");
     }
 
-    /** The depth and peak of {@code lane}. */
+    /**
+     * The depth and peak of {@code lane}.
+     *
+     * @param lane the lane to look up
+     * @return its entry in {@link #lanes()}; depth and peak 0 when the snapshot has none for it
+     */
     public LaneStats lane(Lane lane) {
         for (LaneStats l : lanes) {
             if (l.lane() == lane) {
@@ -98,7 +109,11 @@ public record PoolStats(
         return new LaneStats(lane, 0, 0);
     }
 
-    /** Entries queued now, over every lane. */
+    /**
+     * Entries queued now, over every lane.
+     *
+     * @return the sum of the lanes' depths at the snapshot
+     */
     public long queueDepth() {
         long d = 0;
         for (LaneStats l : lanes) {
@@ -107,7 +122,11 @@ public record PoolStats(
         return d;
     }
 
-    /** The highest depth observed, summed over the lanes' peaks (each lane peaks on its own). */
+    /**
+     * The highest depth observed, summed over the lanes' peaks (each lane peaks on its own).
+     *
+     * @return the sum of the lanes' peak depths: an upper bound on the pool's peak, not a depth seen at once
+     */
     public long peakQueueDepth() {
         long d = 0;
         for (LaneStats l : lanes) {
@@ -116,7 +135,11 @@ public record PoolStats(
         return d;
     }
 
-    /** Every worker's busy time summed, ns. */
+    /**
+     * Every worker's busy time summed, ns.
+     *
+     * @return the sum of {@link WorkerStats#busyNanos()} over {@link #workers()}, in nanoseconds
+     */
     public long busyNanos() {
         long t = 0;
         for (WorkerStats w : workers) {
@@ -125,7 +148,11 @@ public record PoolStats(
         return t;
     }
 
-    /** Every worker's idle time summed, ns. */
+    /**
+     * Every worker's idle time summed, ns.
+     *
+     * @return the sum of {@link WorkerStats#idleNanos()} over {@link #workers()}, in nanoseconds
+     */
     public long idleNanos() {
         long t = 0;
         for (WorkerStats w : workers) {

@@ -4,6 +4,11 @@ package dev.threadpool;
 public class ScratchExhaustedException extends IllegalStateException {
     private static final long serialVersionUID = 1L;
 
+    /**
+     * An allocation the scratch buffer cannot hold.
+     *
+     * @param message the request and the cap, for the exception's message
+     */
     public ScratchExhaustedException(String message) {
         super(message);
     }

@@ -27,7 +27,11 @@ public final class Submitter implements AutoCloseable {
         this.slot = slot;
     }
 
-    /** The submitter slot, 0..63. */
+    /**
+     * The submitter slot, 0..63.
+     *
+     * @return this submitter's slot; it stays the same after {@link #close()}
+     */
     public int slot() {
         return slot;
     }
@@ -38,42 +42,89 @@ public final class Submitter implements AutoCloseable {
         }
     }
 
-    /** As {@link ThreadPool#submit(Runnable)}. */
+    /**
+     * As {@link ThreadPool#submit(Runnable)}.
+     *
+     * @param task the task (not null)
+     * @throws IllegalStateException this submitter is closed
+     */
     public void submit(Runnable task) {
         ensureOpen();
         pool.submitFrom(slot, task, SubmitOptions.DEFAULT);
     }
 
-    /** As {@link ThreadPool#submit(Runnable, SubmitOptions)}. */
+    /**
+     * As {@link ThreadPool#submit(Runnable, SubmitOptions)}.
+     *
+     * @param task    the task (not null)
+     * @param options the lane to route it to (not null)
+     * @throws IllegalStateException this submitter is closed
+     */
     public void submit(Runnable task, SubmitOptions options) {
         ensureOpen();
         pool.submitFrom(slot, task, options);
     }
 
-    /** As {@link ThreadPool#trySubmit(Runnable)}. */
+    /**
+     * As {@link ThreadPool#trySubmit(Runnable)}.
+     *
+     * @param task the task (not null)
+     * @return as {@link ThreadPool#trySubmit(Runnable)}: true when the task was accepted
+     * @throws IllegalStateException this submitter is closed
+     */
     public boolean trySubmit(Runnable task) {
         ensureOpen();
         return pool.trySubmitFrom(slot, task);
     }
 
-    /** As {@link ThreadPool#submitBatch(Runnable[], int, int)}. */
+    /**
+     * As {@link ThreadPool#submitBatch(Runnable[], int, int)}.
+     *
+     * @param tasks the tasks; {@code tasks[from..to)} are submitted
+     * @param from  the first index, inclusive
+     * @param to    the last index, exclusive
+     * @return as {@link ThreadPool#submitBatch(Runnable[], int, int)}
+     * @throws IllegalStateException this submitter is closed
+     */
     public int submitBatch(Runnable[] tasks, int from, int to) {
         ensureOpen();
         return pool.submitBatchFrom(slot, tasks, from, to, null);
     }
 
-    /** As {@link ThreadPool#submitBatch(Runnable[], int, int, WaitGroup)}. */
+    /**
+     * As {@link ThreadPool#submitBatch(Runnable[], int, int, WaitGroup)}.
+     *
+     * @param tasks the tasks; {@code tasks[from..to)} are submitted
+     * @param from  the first index, inclusive
+     * @param to    the last index, exclusive
+     * @param group counts every submitted task until it ends (not null)
+     * @return as {@link ThreadPool#submitBatch(Runnable[], int, int, WaitGroup)}
+     * @throws NullPointerException {@code group} is null
+     * @throws IllegalStateException this submitter is closed
+     */
     public int submitBatch(Runnable[] tasks, int from, int to, WaitGroup group) {
         ensureOpen();
         return pool.submitBatchFrom(slot, tasks, from, to, Objects.requireNonNull(group, "group must not be null"));
     }
 
-    /** As {@link ThreadPool#submitWaitable(Runnable)}. */
+    /**
+     * As {@link ThreadPool#submitWaitable(Runnable)}.
+     *
+     * @param task the task (not null)
+     * @return the task's handle, for {@link ThreadPool}'s {@code await} and {@code cancel}
+     * @throws NullPointerException {@code task} is null
+     * @throws IllegalStateException this submitter is closed
+     */
     public long submitWaitable(Runnable task) {
         ensureOpen();
         return pool.submitWaitableFrom(slot, Objects.requireNonNull(task, "task must not be null"));
     }
 
+    /**
+     * Whether {@link #close()} was called.
+     *
+     * @return true once this submitter is closed; a closed one refuses every submit
+     */
     public boolean isClosed() {
         return closed;
     }

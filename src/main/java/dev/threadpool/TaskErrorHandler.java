@@ -7,5 +7,11 @@ package dev.threadpool;
  */
 @FunctionalInterface
 public interface TaskErrorHandler {
+    /**
+     * Handles one failure, on the worker that ran the task.
+     *
+     * @param task  the task that threw, as submitted
+     * @param error what it threw
+     */
     void onError(Runnable task, Throwable error);
 }

@@ -61,41 +61,83 @@ public final class ThreadPool implements AutoCloseable {
     /**
      * Starts a pool: allocates its arena and starts {@code maxThreads} workers (LANE_EXTENSION also starts
      * its watchdog thread).
+     *
+     * @param config the pool's configuration (not null), fixed for the pool's life
+     * @return the running pool; close it ({@link #close()}) to stop the workers and free the arena
+     * @throws NullPointerException if {@code config} is null
      */
     public static ThreadPool create(PoolConfig config) {
         Objects.requireNonNull(config, "config must not be null");
         return new ThreadPool(new PoolCore(config));
     }
 
-    /** A pool with {@link PoolConfig#defaults()}. */
+    /**
+     * A pool with {@link PoolConfig#defaults()}.
+     *
+     * @return the running pool
+     */
     public static ThreadPool create() {
         return create(PoolConfig.defaults());
     }
 
+    /**
+     * The configuration this pool was created with.
+     *
+     * @return the pool's config (immutable)
+     */
     public PoolConfig config() {
         return core.config();
     }
 
     // ---- submit --------------------------------------------------------------------------------------------
 
-    /** Submits a detached task; waits while the pool is full. */
+    /**
+     * Submits a detached task; waits while the pool is full (from one of its own workers: runs it inline).
+     *
+     * @param task the task (not null)
+     * @throws NullPointerException if an argument is null
+     * @throws PoolShutdownException once shutdown has begun
+     */
     public void submit(Runnable task) {
         submit(task, SubmitOptions.DEFAULT);
     }
 
-    /** Submits a detached task with options; waits while the pool is full. */
+    /**
+     * Submits a detached task with options; waits while the pool is full.
+     *
+     * @param task    the task (not null)
+     * @param options the lane to route it to (not null)
+     * @throws NullPointerException if an argument is null
+     * @throws PoolShutdownException once shutdown has begun
+     */
     public void submit(Runnable task, SubmitOptions options) {
         Arguments.requireTask(task);
         int flags = flags(options);
         detached(PoolCore.NO_SUBMITTER, task, flags, null, WaitMode.UNBOUNDED, 0L);
     }
 
-    /** Submits a detached task counted by {@code group}; waits while full. The pool calls {@code group.done()}. */
+    /**
+     * Submits a detached task counted by {@code group}; waits while full. The pool calls {@code group.done()}
+     * once the task has ended, or at once if the submission is refused.
+     *
+     * @param task  the task (not null)
+     * @param group counts the task until it ends (not null)
+     * @throws NullPointerException if an argument is null
+     * @throws PoolShutdownException once shutdown has begun
+     */
     public void submit(Runnable task, WaitGroup group) {
         submit(task, group, SubmitOptions.DEFAULT);
     }
 
-    /** As {@link #submit(Runnable, WaitGroup)}, with options (the lane). */
+    /**
+     * As {@link #submit(Runnable, WaitGroup)}, with options (the lane).
+     *
+     * @param task    the task (not null)
+     * @param group   counts the task until it ends (not null)
+     * @param options the lane to route it to (not null)
+     * @throws NullPointerException if an argument is null
+     * @throws PoolShutdownException once shutdown has begun
+     */
     public void submit(Runnable task, WaitGroup group, SubmitOptions options) {
         Arguments.requireTask(task);
         Objects.requireNonNull(group, "group must not be null");
@@ -103,7 +145,14 @@ public final class ThreadPool implements AutoCloseable {
         detached(PoolCore.NO_SUBMITTER, task, flags, group, WaitMode.UNBOUNDED, 0L);
     }
 
-    /** One attempt, never waits: false when the pool is full. */
+    /**
+     * One attempt, never waits: false when the pool is full.
+     *
+     * @param task the task (not null)
+     * @return true when the task was accepted, false when the pool was full (nothing submitted)
+     * @throws NullPointerException if an argument is null
+     * @throws PoolShutdownException once shutdown has begun
+     */
     public boolean trySubmit(Runnable task) {
         Arguments.requireTask(task);
         return detached(PoolCore.NO_SUBMITTER, task, 0, null, WaitMode.NO_WAIT, 0L);
@@ -113,7 +162,12 @@ public final class ThreadPool implements AutoCloseable {
      * Waits up to {@code timeout} for space; {@link Duration#ZERO} means one attempt. The deadline covers the
      * whole call. Returns false when the pool stayed full.
      *
+     * @param task    the task (not null)
+     * @param timeout the longest wait for space (not null, not negative)
+     * @return true when the task was accepted, false when the pool stayed full until the deadline
      * @throws IllegalArgumentException if {@code timeout} is negative
+     * @throws NullPointerException if an argument is null
+     * @throws PoolShutdownException once shutdown has begun
      */
     public boolean trySubmit(Runnable task, Duration timeout) {
         return trySubmit(task, timeout, SubmitOptions.DEFAULT);
@@ -122,6 +176,14 @@ public final class ThreadPool implements AutoCloseable {
     /**
      * As {@link #trySubmit(Runnable, Duration)}, with options (the lane); {@link Duration#ZERO} makes it one
      * attempt, as {@link #trySubmit(Runnable)}.
+     *
+     * @param task    the task (not null)
+     * @param timeout the longest wait for space (not null, not negative)
+     * @param options the lane to route it to (not null)
+     * @return true when the task was accepted, false when the pool stayed full until the deadline
+     * @throws IllegalArgumentException if {@code timeout} is negative
+     * @throws NullPointerException if an argument is null
+     * @throws PoolShutdownException once shutdown has begun
      */
     public boolean trySubmit(Runnable task, Duration timeout, SubmitOptions options) {
         Arguments.requireTask(task);
@@ -141,6 +203,10 @@ public final class ThreadPool implements AutoCloseable {
      * submitted: {@code to - from}, or fewer if shutdown began part-way (then the rest were not submitted).
      * Every element is checked before any is submitted.
      *
+     * @param tasks   the tasks; {@code tasks[from..to)} are submitted, none may be null
+     * @param from    the first index, inclusive
+     * @param to      the last index, exclusive; an empty range submits nothing and returns 0
+     * @return how many tasks were submitted: {@code to - from}, or fewer if shutdown began part-way
      * @throws IndexOutOfBoundsException if the range is not within the array
      * @throws NullPointerException naming the first null element
      */
@@ -148,7 +214,17 @@ public final class ThreadPool implements AutoCloseable {
         return submitBatch(tasks, from, to, SubmitOptions.DEFAULT);
     }
 
-    /** As {@link #submitBatch(Runnable[], int, int)}, every task with the same options (the lane). */
+    /**
+     * As {@link #submitBatch(Runnable[], int, int)}, every task with the same options (the lane).
+     *
+     * @param tasks   the tasks; {@code tasks[from..to)} are submitted, none may be null
+     * @param from    the first index, inclusive
+     * @param to      the last index, exclusive; an empty range submits nothing and returns 0
+     * @param options the lane to route every task to (not null)
+     * @return how many tasks were submitted: {@code to - from}, or fewer if shutdown began part-way
+     * @throws IndexOutOfBoundsException if the range is not within the array
+     * @throws NullPointerException if {@code options} is null, or naming the first null element
+     */
     public int submitBatch(Runnable[] tasks, int from, int to, SubmitOptions options) {
         int flags = flags(options);
         return batch(PoolCore.NO_SUBMITTER, tasks, from, to, flags, null);
@@ -160,12 +236,31 @@ public final class ThreadPool implements AutoCloseable {
      * before they are handed over, and the pool calls {@code group.done()} once per task after it ends. If
      * shutdown stops the batch part-way, the group counts exactly the tasks submitted (the return value), so
      * {@code group.await()} still returns once those have ended.
+     *
+     * @param tasks   the tasks; {@code tasks[from..to)} are submitted, none may be null
+     * @param from    the first index, inclusive
+     * @param to      the last index, exclusive; an empty range submits nothing and returns 0
+     * @param group   counts every submitted task until it ends (not null)
+     * @return how many tasks were submitted: {@code to - from}, or fewer if shutdown began part-way
+     * @throws IndexOutOfBoundsException if the range is not within the array
+     * @throws NullPointerException if {@code group} is null, or naming the first null element
      */
     public int submitBatch(Runnable[] tasks, int from, int to, WaitGroup group) {
         return submitBatch(tasks, from, to, group, SubmitOptions.DEFAULT);
     }
 
-    /** As {@link #submitBatch(Runnable[], int, int, WaitGroup)}, every task with the same options (the lane). */
+    /**
+     * As {@link #submitBatch(Runnable[], int, int, WaitGroup)}, every task with the same options (the lane).
+     *
+     * @param tasks   the tasks; {@code tasks[from..to)} are submitted, none may be null
+     * @param from    the first index, inclusive
+     * @param to      the last index, exclusive; an empty range submits nothing and returns 0
+     * @param group   counts every submitted task until it ends (not null)
+     * @param options the lane to route every task to (not null)
+     * @return how many tasks were submitted: {@code to - from}, or fewer if shutdown began part-way
+     * @throws IndexOutOfBoundsException if the range is not within the array
+     * @throws NullPointerException if {@code group} or {@code options} is null, or naming the first null element
+     */
     public int submitBatch(Runnable[] tasks, int from, int to, WaitGroup group, SubmitOptions options) {
         Objects.requireNonNull(group, "group must not be null");
         int flags = flags(options);
@@ -183,12 +278,25 @@ public final class ThreadPool implements AutoCloseable {
      * ever issued twice by one pool: a slot that has used up its generations ({@code 2^39} uses for the
      * largest {@code queueCapacity}, {@code 2^56} up to 128) is retired instead of reused, so the pool loses
      * one descriptor per that many reuses of one slot.
+     *
+     * @param task the task (not null)
+     * @return the task's handle (positive), for {@link #await(long)} and {@link #cancel(long)}
+     * @throws NullPointerException if {@code task} is null
+     * @throws PoolShutdownException once shutdown has begun
      */
     public long submitWaitable(Runnable task) {
         return submitWaitable(task, SubmitOptions.DEFAULT);
     }
 
-    /** As {@link #submitWaitable(Runnable)}, with options. */
+    /**
+     * As {@link #submitWaitable(Runnable)}, with options.
+     *
+     * @param task    the task (not null)
+     * @param options the lane to route it to (not null)
+     * @return the task's handle (positive), for {@link #await(long)} and {@link #cancel(long)}
+     * @throws NullPointerException if an argument is null
+     * @throws PoolShutdownException once shutdown has begun
+     */
     public long submitWaitable(Runnable task, SubmitOptions options) {
         Arguments.requireTask(task);
         int flags = flags(options);
@@ -203,6 +311,8 @@ public final class ThreadPool implements AutoCloseable {
      * {@link java.util.concurrent.RejectedExecutionException} (a {@link PoolShutdownException}) once shutdown
      * has begun, and {@link NullPointerException} for a null task. Works with
      * {@code CompletableFuture.runAsync(task, pool.asExecutor())}.
+     *
+     * @return the executor view of this pool
      */
     public Executor asExecutor() {
         return executor;
@@ -213,6 +323,8 @@ public final class ThreadPool implements AutoCloseable {
      * shutdown methods mapped onto {@link ShutdownMode}); always the same instance. Its {@code shutdown()} and
      * {@code shutdownNow()} shut this pool down without waiting, its {@code close()} closes this pool. See
      * docs/ECOSYSTEM.md for the exact mapping.
+     *
+     * @return the executor-service view of this pool, made on the first call
      */
     public ExecutorService asExecutorService() {
         PoolExecutorService es = executorService;
@@ -244,6 +356,9 @@ public final class ThreadPool implements AutoCloseable {
      * (no allocation, no shared atomic, no descriptor; nested over 256 deep on one worker: right after left);
      * from any other thread the pair is handed over as one task. See docs/DESIGN.md, "join".
      *
+     * @param left  the half run on the calling thread (not null)
+     * @param right the half offered to other workers (not null)
+     * @throws NullPointerException if {@code left} or {@code right} is null
      * @throws JoinFailedException (a {@link TaskFailedException}) after both ended, if either threw: cause
      *         left's throwable, else right's
      * @throws PoolShutdownException once shutdown has begun, as {@link #submit(Runnable)}
@@ -291,7 +406,10 @@ public final class ThreadPool implements AutoCloseable {
      * @param from  first index, inclusive
      * @param to    last index, exclusive; {@code from <= to}
      * @param grain most indices one leaf runs; {@code >= 1}
+     * @param body  called once with each index (not null); it may run on several threads at once
      * @throws IllegalArgumentException if {@code from > to} or {@code grain < 1}
+     * @throws NullPointerException if {@code body} is null
+     * @throws TaskFailedException if {@code body} threw (the cause is the first throwable)
      * @throws PoolShutdownException if shutdown had begun before the call (a shutdown during it only stops the
      *         helpers: the caller runs what is left)
      * @throws InterruptedException if an outside caller is interrupted while it waits for chunks still
@@ -331,16 +449,30 @@ public final class ThreadPool implements AutoCloseable {
      * detached task's failure it does not keep at all (beyond {@link #recentErrors()}). An await that races
      * the slot's reuse reports the outcome or the stale handle, never a failure without its cause.
      *
+     * @param handle the task's handle, from {@link #submitWaitable(Runnable)}
      * @throws TaskFailedException     if it threw (the cause is what it threw)
      * @throws TaskCancelledException  if it was cancelled
      * @throws InvalidHandleException  if the handle is not of this pool's form (the message names the ranges),
      *                                 or stale: its slot has been reused or retired
+     * @throws InterruptedException    if the calling thread is interrupted while it waits; the task runs on, and
+     *                                 the handle can be awaited again
      */
     public void await(long handle) throws InterruptedException {
         awaitNanos(handle, Long.MAX_VALUE);
     }
 
-    /** As {@link #await(long)} with a timeout; returns false if the task had not ended in time. */
+    /**
+     * As {@link #await(long)} with a timeout; returns false if the task had not ended in time.
+     *
+     * @param handle  the task's handle, from {@link #submitWaitable(Runnable)}
+     * @param timeout the longest wait (not null, not negative)
+     * @return true when the task completed, false when it had not ended in time (the handle stays valid)
+     * @throws TaskFailedException     if it threw (the cause is what it threw)
+     * @throws TaskCancelledException  if it was cancelled
+     * @throws InvalidHandleException  as for {@link #await(long)}
+     * @throws IllegalArgumentException if {@code timeout} is negative
+     * @throws InterruptedException    if the calling thread is interrupted while it waits; the task runs on
+     */
     public boolean await(long handle, Duration timeout) throws InterruptedException {
         long nanos = Arguments.timeoutNanos(timeout);
         return awaitNanos(handle, nanos);
@@ -350,6 +482,8 @@ public final class ThreadPool implements AutoCloseable {
      * Cancels a waitable task that has not started yet; true only if this call cancelled it. Its await then
      * throws {@link TaskCancelledException} (and releases the descriptor).
      *
+     * @param handle the task's handle, from {@link #submitWaitable(Runnable)}
+     * @return true if this call cancelled the task; false if it had already started, ended or been cancelled
      * @throws InvalidHandleException as for {@link #await(long)}
      */
     public boolean cancel(long handle) {
@@ -366,7 +500,9 @@ public final class ThreadPool implements AutoCloseable {
      * Registers a submitter (at most 64 live at once): an entry point for one thread with its own descriptor
      * cache and, on {@code WORK_STEALING}, its own queue that workers steal from (see {@link Submitter}).
      *
+     * @return the new submitter; close it to give the slot back
      * @throws PoolBusyException when 64 are already registered
+     * @throws PoolShutdownException if the pool is closed
      */
     public Submitter registerSubmitter() {
         try {
@@ -417,6 +553,12 @@ public final class ThreadPool implements AutoCloseable {
      * worker has stopped within {@code timeout}, false otherwise (call again, or {@link #close()}, to keep
      * waiting). Idempotent and safe from several threads.
      *
+     * @param mode    what becomes of accepted tasks not yet started (not null)
+     * @param timeout the longest wait for the workers to stop (not null, not negative)
+     * @return true when every worker has stopped, false when the timeout passed first (shutdown goes on)
+     * @throws NullPointerException if an argument is null
+     * @throws IllegalArgumentException if {@code timeout} is negative
+     * @throws InterruptedException if the calling thread is interrupted while it waits (shutdown goes on)
      * @throws IllegalStateException if called from one of this pool's workers
      */
     public boolean shutdown(ShutdownMode mode, Duration timeout) throws InterruptedException {
@@ -453,6 +595,8 @@ public final class ThreadPool implements AutoCloseable {
      * in LANE_EXTENSION, indices {@code [0, blockingWorkers)} are the blocking lane's workers,
      * {@code [blockingWorkers, maxThreads)} the default lane's, and {@code [maxThreads, workerSlots())} the
      * watchdog's overflow workers.
+     *
+     * @return the calling thread's worker index in {@code [0, workerSlots())}, or -1
      */
     public int currentWorkerIndex() {
         return core.currentWorkerIndex();
@@ -461,41 +605,74 @@ public final class ThreadPool implements AutoCloseable {
     /**
      * How many worker indices this pool may ever use (the bound of {@link #currentWorkerIndex()}):
      * {@code maxThreads}, plus {@code maxOverflowWorkers} in LANE_EXTENSION ({@link PoolConfig#workerSlots()}).
+     *
+     * @return the number of worker indices, fixed for the pool's life
      */
     public int workerSlots() {
         return core.workerSlots();
     }
 
+    /**
+     * Whether shutdown has begun ({@link #shutdown}, {@link #close()} or the executor service's shutdown).
+     *
+     * @return true once submissions are refused; stays true
+     */
     public boolean isShutdown() {
         return core.isShutdown();
     }
 
+    /**
+     * Whether shutdown has finished: every worker has stopped.
+     *
+     * @return true once every worker has stopped (the arena may still be open until {@link #close()})
+     */
     public boolean isTerminated() {
         return core.isTerminated();
     }
 
+    /**
+     * Whether {@link #close()} has freed the arena.
+     *
+     * @return true once the pool is closed; only {@link #statsSnapshot()} still works then
+     */
     public boolean isClosed() {
         return core.isClosed();
     }
 
     // ---- observability ---------------------------------------------------------------------------------
 
-    /** A snapshot of the counters and the memory accounting; after close, the final one. */
+    /**
+     * A snapshot of the counters and the memory accounting; after close, the final one.
+     *
+     * @return a new, immutable snapshot; cheap, loads nothing
+     */
     public PoolStats statsSnapshot() {
         return core.statsSnapshot();
     }
 
-    /** The most recent task failures (bounded by {@code recentErrorCapacity}), oldest first. */
+    /**
+     * The most recent task failures (bounded by {@code recentErrorCapacity}), oldest first.
+     *
+     * @return a snapshot of the kept throwables, at most {@code recentErrorCapacity}; empty when none failed
+     */
     public List<Throwable> recentErrors() {
         return core.recentErrors();
     }
 
-    /** How many times the error handler itself threw (each contained). */
+    /**
+     * How many times the error handler itself threw (each contained).
+     *
+     * @return the count since the pool was created
+     */
     public long errorHandlerFailures() {
         return core.errorHandlerFailures();
     }
 
-    /** Every live off-heap block of the pool; the accounting totals sum {@code countedBytes}. */
+    /**
+     * Every live off-heap block of the pool; the accounting totals sum {@code countedBytes}.
+     *
+     * @return a new list, one entry per live block
+     */
     public List<MemoryBlock> memoryMap() {
         List<MemoryBlock> out = new ArrayList<>();
         for (PoolMemory.BlockInfo b : core.memoryMap()) {
@@ -526,6 +703,7 @@ public final class ThreadPool implements AutoCloseable {
      * The calling worker's scratch buffer, for temporary off-heap memory inside a running task (see
      * {@link WorkerScratch}). Returns the same object for every call on one worker; allocates nothing.
      *
+     * @return the calling worker's scratch buffer
      * @throws IllegalStateException if the caller is not a worker thread of this pool, or the pool is closed
      */
     public WorkerScratch scratch() {
@@ -536,6 +714,8 @@ public final class ThreadPool implements AutoCloseable {
      * Resident, peak resident and virtual memory of the whole process (not only this pool). The first call
      * loads a native binding (jnr-ffi / jffi) through a lazy holder; a program that never calls it never loads
      * it, and {@link #statsSnapshot()} never does. See {@link ProcessMemory} for what each platform reports.
+     *
+     * @return the process's memory figures now; {@code -1} for a figure the platform could not provide
      */
     public static ProcessMemory processMemory() {
         return dev.threadpool.internal.os.ProcessMemoryProbe.read();

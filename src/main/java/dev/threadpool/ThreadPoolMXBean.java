@@ -19,139 +19,145 @@ package dev.threadpool;
 public interface ThreadPoolMXBean {
     // ---- lifecycle ----
 
-    /** Tasks accepted ({@link PoolStats#submitted()}). */
+    /** {@return tasks accepted ({@link PoolStats#submitted()})} */
     long getSubmitted();
 
-    /** Tasks that began running, inline runs included ({@link PoolStats#started()}). */
+    /** {@return tasks that began running, inline runs included ({@link PoolStats#started()})} */
     long getStarted();
 
-    /** Tasks that returned normally ({@link PoolStats#completed()}). */
+    /** {@return tasks that returned normally ({@link PoolStats#completed()})} */
     long getCompleted();
 
-    /** Tasks that threw ({@link PoolStats#failed()}). */
+    /** {@return tasks that threw ({@link PoolStats#failed()})} */
     long getFailed();
 
-    /** Tasks cancelled before they started ({@link PoolStats#cancelled()}). */
+    /** {@return tasks cancelled before they started ({@link PoolStats#cancelled()})} */
     long getCancelled();
 
-    /** Submissions refused after they had started ({@link PoolStats#rejected()}). */
+    /** {@return submissions refused after they had started ({@link PoolStats#rejected()})} */
     long getRejected();
 
-    /** Accepted and neither started nor cancelled, tasks ({@link PoolStats#queuedTasks()}). */
+    /** {@return tasks accepted and neither started nor cancelled ({@link PoolStats#queuedTasks()})} */
     long getQueuedTasks();
 
-    /** Running now, tasks ({@link PoolStats#activeTasks()}). */
+    /** {@return tasks running now ({@link PoolStats#activeTasks()})} */
     long getActiveTasks();
 
-    /** Task descriptors in use ({@link PoolStats#taskDescLive()}). */
+    /** {@return task descriptors in use ({@link PoolStats#taskDescLive()})} */
     long getTaskDescLive();
 
     // ---- queues ----
 
-    /** Entries queued now over every lane ({@link PoolStats#queueDepth()}). */
+    /** {@return entries queued now over every lane ({@link PoolStats#queueDepth()})} */
     long getQueueDepth();
 
-    /** The lanes' peak depths summed, entries ({@link PoolStats#peakQueueDepth()}). */
+    /** {@return the lanes' peak depths summed, entries ({@link PoolStats#peakQueueDepth()})} */
     long getPeakQueueDepth();
 
     // ---- scheduling ----
 
-    /** Times a worker parked ({@link PoolStats#parks()}). */
+    /** {@return times a worker parked ({@link PoolStats#parks()})} */
     long getParks();
 
-    /** Times a worker was woken on purpose ({@link PoolStats#wakeups()}). */
+    /** {@return times a worker was woken on purpose ({@link PoolStats#wakeups()})} */
     long getWakeups();
 
-    /** Successful steals ({@link PoolStats#steals()}). */
+    /** {@return successful steals ({@link PoolStats#steals()})} */
     long getSteals();
 
-    /** Steal attempts that found nothing or lost a race ({@link PoolStats#stealFailures()}). */
+    /** {@return steal attempts that found nothing or lost a race ({@link PoolStats#stealFailures()})} */
     long getStealFailures();
 
-    /** Tasks run inline because the pool was full ({@link PoolStats#inlineRuns()}). */
+    /** {@return tasks run inline because the pool was full ({@link PoolStats#inlineRuns()})} */
     long getInlineRuns();
 
-    /** Workers parked at the snapshot ({@link PoolStats#parkedWorkers()}). */
+    /** {@return workers parked at the snapshot ({@link PoolStats#parkedWorkers()})} */
     int getParkedWorkers();
 
-    /** Every worker's busy time summed, ns ({@link PoolStats#busyNanos()}). */
+    /** {@return every worker's busy time summed, ns ({@link PoolStats#busyNanos()})} */
     long getBusyNanos();
 
-    /** Every worker's idle time summed, ns ({@link PoolStats#idleNanos()}). */
+    /** {@return every worker's idle time summed, ns ({@link PoolStats#idleNanos()})} */
     long getIdleNanos();
 
     // ---- workers ----
 
-    /** The configured workers ({@link PoolConfig#maxThreads()}) plus the overflow workers alive now. */
+    /** {@return the configured workers ({@link PoolConfig#maxThreads()}) plus the overflow workers alive now} */
     int getWorkerCount();
 
-    /** Overflow workers alive now, LANE_EXTENSION ({@link PoolStats#overflowLive()}). */
+    /** {@return overflow workers alive now, LANE_EXTENSION ({@link PoolStats#overflowLive()})} */
     long getOverflowLive();
 
-    /** Overflow workers started, LANE_EXTENSION ({@link PoolStats#overflowSpawned()}). */
+    /** {@return overflow workers started, LANE_EXTENSION ({@link PoolStats#overflowSpawned()})} */
     long getOverflowSpawned();
 
-    /** Overflow workers retired, LANE_EXTENSION ({@link PoolStats#overflowRetired()}). */
+    /** {@return overflow workers retired, LANE_EXTENSION ({@link PoolStats#overflowRetired()})} */
     long getOverflowRetired();
 
-    /** Default-lane tasks seen running past the promotion timeout ({@link PoolStats#stallsSeen()}). */
+    /** {@return default-lane tasks seen running past the promotion timeout ({@link PoolStats#stallsSeen()})} */
     long getStallsSeen();
 
     // ---- memory ----
 
-    /** Off-heap bytes in use: {@code TotalAllocBytes - TotalFreeBytes} ({@link PoolStats#liveBytes()}). */
+    /** {@return off-heap bytes in use: {@code TotalAllocBytes - TotalFreeBytes} ({@link PoolStats#liveBytes()})} */
     long getLiveBytes();
 
-    /** The most {@code LiveBytes} has been, bytes ({@link PoolStats#peakLiveBytes()}). */
+    /** {@return the most {@code LiveBytes} has been, bytes ({@link PoolStats#peakLiveBytes()})} */
     long getPeakLiveBytes();
 
-    /** Every off-heap byte ever allocated ({@link PoolStats#totalAllocBytes()}). */
+    /** {@return every off-heap byte ever allocated ({@link PoolStats#totalAllocBytes()})} */
     long getTotalAllocBytes();
 
-    /** Every off-heap byte given back ({@link PoolStats#totalFreeBytes()}). */
+    /** {@return every off-heap byte given back ({@link PoolStats#totalFreeBytes()})} */
     long getTotalFreeBytes();
 
-    /** Worker scratch buffers' counted bytes, part of {@code LiveBytes} ({@link PoolStats#scratchBytes()}). */
+    /**
+     * {@return worker scratch buffers' counted bytes, part of {@code LiveBytes}
+     * ({@link PoolStats#scratchBytes()})}
+     */
     long getScratchBytes();
 
-    /** An accounting invariant failed twice in a row: a bug ({@link PoolStats#accountingSkewDetected()}). */
+    /**
+     * {@return true when an accounting invariant failed in two snapshots in a row, which points at a bug
+     * ({@link PoolStats#accountingSkewDetected()})}
+     */
     boolean isAccountingSkewDetected();
 
     // ---- latency (TimestampMode.FULL) ----
 
-    /** Whether this pool records latencies ({@link LatencyStats#enabled()}). */
+    /** {@return whether this pool records latencies ({@link LatencyStats#enabled()})} */
     boolean isLatencyEnabled();
 
-    /** Queue-wait samples recorded; -1 when latencies are off. */
+    /** {@return queue-wait samples recorded; -1 when latencies are off} */
     long getQueueWaitCount();
 
-    /** Queue-wait median, ns ({@code latency.queueWait.p50}); -1 when latencies are off. */
+    /** {@return queue-wait median, ns ({@code latency.queueWait.p50}); -1 when latencies are off} */
     long getQueueWaitP50Nanos();
 
-    /** Queue-wait 99th percentile, ns; -1 when latencies are off. */
+    /** {@return queue-wait 99th percentile, ns; -1 when latencies are off} */
     long getQueueWaitP99Nanos();
 
-    /** Queue-wait 99.9th percentile, ns; -1 when latencies are off. */
+    /** {@return queue-wait 99.9th percentile, ns; -1 when latencies are off} */
     long getQueueWaitP999Nanos();
 
-    /** Largest queue wait, ns; -1 when latencies are off. */
+    /** {@return largest queue wait, ns; -1 when latencies are off} */
     long getQueueWaitMaxNanos();
 
-    /** Execution median, ns ({@code latency.execution.p50}); -1 when latencies are off. */
+    /** {@return execution median, ns ({@code latency.execution.p50}); -1 when latencies are off} */
     long getExecutionP50Nanos();
 
-    /** Execution 99th percentile, ns; -1 when latencies are off. */
+    /** {@return execution 99th percentile, ns; -1 when latencies are off} */
     long getExecutionP99Nanos();
 
-    /** Execution 99.9th percentile, ns; -1 when latencies are off. */
+    /** {@return execution 99.9th percentile, ns; -1 when latencies are off} */
     long getExecutionP999Nanos();
 
-    /** Longest execution, ns; -1 when latencies are off. */
+    /** {@return longest execution, ns; -1 when latencies are off} */
     long getExecutionMaxNanos();
 
-    /** Wake latency median, ns ({@code latency.wake.p50}); -1 when latencies are off. */
+    /** {@return wake latency median, ns ({@code latency.wake.p50}); -1 when latencies are off} */
     long getWakeP50Nanos();
 
-    /** Wake latency 99th percentile, ns; -1 when latencies are off. */
+    /** {@return wake latency 99th percentile, ns; -1 when latencies are off} */
     long getWakeP99Nanos();
 }

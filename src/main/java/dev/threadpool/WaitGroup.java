@@ -85,6 +85,10 @@ public final class WaitGroup {
     private final long[] cells = new long[PAD * (3 + 2 * STRIPES)];
     private final Sync sync = new Sync(this);
 
+    /** A group with a count of zero: {@link #await()} returns at once until something is added. */
+    public WaitGroup() {
+    }
+
     private static final class Sync extends AbstractQueuedSynchronizer {
         private static final long serialVersionUID = 1L;
         private final transient WaitGroup group;
@@ -153,6 +157,8 @@ public final class WaitGroup {
     /**
      * Adds {@code delta} (may be negative) to the count. A negative delta counts as that many {@link #done}s.
      *
+     * @param delta the change in the count: positive before handing over that many tasks, negative to count
+     *              that many ends; 0 does nothing
      * @throws IllegalStateException if a negative {@code delta} would drive the count below zero
      */
     public void add(int delta) {
@@ -197,6 +203,8 @@ public final class WaitGroup {
     /**
      * The current count.
      *
+     * @return tasks outstanding now (added, not yet done), capped at {@link Integer#MAX_VALUE}; a snapshot,
+     *         stale as soon as it is returned while tasks run
      * @throws IllegalStateException if it is negative (more dones than adds)
      */
     public int pending() {
@@ -214,6 +222,7 @@ public final class WaitGroup {
      * blocks for at most {@link #HELP_POLL_NANOS} at a time when nothing is queued for it.
      *
      * @throws IllegalStateException if the count is negative (more dones than adds)
+     * @throws InterruptedException if the calling thread is interrupted while it waits (the count is unchanged)
      */
     public void await() throws InterruptedException {
         if (!isZero() && WorkerThread.currentIsWorker()) {
@@ -226,8 +235,13 @@ public final class WaitGroup {
     /**
      * Waits until the count is zero or the timeout passes; returns true when it reached zero.
      *
+     * @param timeout the longest wait (not null, not negative); a duration too long for a {@code long} of
+     *                nanoseconds waits without limit
+     * @return true when the count reached zero, false when the timeout passed first
+     * @throws NullPointerException if {@code timeout} is null
      * @throws IllegalArgumentException if {@code timeout} is negative
      * @throws IllegalStateException if the count is negative (more dones than adds)
+     * @throws InterruptedException if the calling thread is interrupted while it waits
      */
     public boolean await(Duration timeout) throws InterruptedException {
         long nanos = Arguments.timeoutNanos(timeout); // null or negative: the exception names the parameter

@@ -34,23 +34,46 @@ public interface WorkerScratch {
     /** Largest alignment {@link #allocate} accepts. */
     long MAX_ALIGNMENT = 4096;
 
-    /** Opens a mark; returns it for {@link #finish}. */
+    /**
+     * Opens a mark.
+     *
+     * @return the mark, to pass to {@link #finish}
+     * @throws IllegalStateException not the owning worker, or {@link #MAX_NESTING} marks are already open
+     */
     long begin();
 
     /**
      * {@code bytes} bytes aligned to {@code alignment} (a power of two in [1, 4096]) from the buffer.
      *
+     * @param bytes     the size, in bytes ({@code >= 0})
+     * @param alignment the alignment, in bytes: a power of two in [1, {@link #MAX_ALIGNMENT}]
+     * @return a segment of {@code bytes} bytes, valid until the {@code finish} that covers it; not zeroed
      * @throws IllegalStateException no mark is open, or not the owning worker
+     * @throws IllegalArgumentException {@code bytes} is negative, or {@code alignment} is not a power of two in
+     *         [1, {@link #MAX_ALIGNMENT}]
      * @throws ScratchExhaustedException the buffer's {@link #capacity()} would be exceeded
      */
     MemorySegment allocate(long bytes, long alignment);
 
-    /** Closes {@code mark}, the most recently opened one, and gives back everything allocated since it. */
+    /**
+     * Closes {@code mark}, the most recently opened one, and gives back everything allocated since it.
+     *
+     * @param mark the value {@link #begin()} returned for the innermost open mark
+     * @throws IllegalStateException not the owning worker, or {@code mark} is not the innermost open mark
+     */
     void finish(long mark);
 
-    /** The cap: {@code workerScratchCapBytes}. */
+    /**
+     * The cap: {@code workerScratchCapBytes}.
+     *
+     * @return the buffer's capacity, in bytes
+     */
     long capacity();
 
-    /** Bytes in use now (including alignment padding). */
+    /**
+     * Bytes in use now (including alignment padding).
+     *
+     * @return bytes allocated under the open marks, 0 when none is open
+     */
     long used();
 }

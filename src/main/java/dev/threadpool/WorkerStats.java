@@ -26,7 +26,11 @@ public record WorkerStats(int index, long started, long completed, long failed, 
         long wakeups, long busyNanos, long idleNanos, long steals, long stealFailures, long yields,
         long localQueueLength, long scratchBytes, LatencySummary wakeLatency) {
 
-    /** Tasks this worker ran: queued ones and inline ones (the same as {@link #started()}). */
+    /**
+     * Tasks this worker ran: queued ones and inline ones (the same as {@link #started()}).
+     *
+     * @return tasks started by this worker since the pool was built
+     */
     public long tasksRun() {
         return started;
     }

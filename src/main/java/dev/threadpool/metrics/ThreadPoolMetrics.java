@@ -37,12 +37,22 @@ public final class ThreadPoolMetrics implements MeterBinder {
     private final ThreadPool pool;
     private final Iterable<Tag> tags;
 
-    /** Binds {@code pool} with no extra tags. */
+    /**
+     * Binds {@code pool} with no extra tags.
+     *
+     * @param pool the pool whose snapshots the meters read (not null); held weakly by the meters
+     */
     public ThreadPoolMetrics(ThreadPool pool) {
         this(pool, Tags.empty());
     }
 
-    /** Binds {@code pool}; every meter carries {@code tags} (e.g. {@code Tags.of("pool", "orders")}). */
+    /**
+     * Binds {@code pool}; every meter carries {@code tags} (e.g. {@code Tags.of("pool", "orders")}).
+     *
+     * @param pool the pool whose snapshots the meters read (not null); held weakly by the meters
+     * @param tags added to every meter (not null; may be empty), copied at construction
+     * @throws NullPointerException if {@code pool} or {@code tags} is null
+     */
     public ThreadPoolMetrics(ThreadPool pool, Iterable<Tag> tags) {
         this.pool = Objects.requireNonNull(pool, "pool");
         this.tags = Tags.of(Objects.requireNonNull(tags, "tags"));
