@@ -102,14 +102,12 @@ public class BatchFloodBench implements Fairness.Comparison {
 
     @Override
     public void beforeInvocation() {
-        completedBefore = ours != null ? Fairness.oursCompleted(ours) : 0;
+        completedBefore = Fairness.completedBefore(ours);
     }
 
     @Override
     public Fairness.Shape shape(String method) {
-        long tasks = ours != null ? Fairness.oursCompleted(ours) - completedBefore : fjBatches.tasks();
-        Fairness.Shape s = new Fairness.Shape(tasks, Fairness.threadsOf(ours, fj), Fairness.boundOf(ours, fj),
-                Fairness.Counting.WAIT_GROUP, Fairness.Nodes.PREALLOCATED, true);
-        return Fairness.declareUnbounded(s, fj);
+        return Fairness.submitted(ours, fj, completedBefore, ours != null ? 0 : fjBatches.tasks(),
+                Fairness.Counting.WAIT_GROUP, true);
     }
 }

@@ -179,14 +179,11 @@ public class BurstBench implements Fairness.Comparison {
 
     @Override
     public void beforeInvocation() {
-        completedBefore = ours != null ? Fairness.oursCompleted(ours) : 0;
+        completedBefore = Fairness.completedBefore(ours);
     }
 
     @Override
     public Fairness.Shape shape(String method) {
-        long tasks = ours != null ? Fairness.oursCompleted(ours) - completedBefore : TASKS;
-        Fairness.Shape s = new Fairness.Shape(tasks, Fairness.threadsOf(ours, jdk), Fairness.boundOf(ours, jdk),
-                Fairness.Counting.WAIT_GROUP, Fairness.Nodes.PREALLOCATED, false);
-        return Fairness.declareUnbounded(s, jdk);
+        return Fairness.submitted(ours, jdk, completedBefore, TASKS, Fairness.Counting.WAIT_GROUP, false);
     }
 }

@@ -115,6 +115,23 @@ final class Fairness {
         }
     }
 
+    /** Ours' completed count before an invocation (0 for a JDK pool), for {@link #submitted}. */
+    static long completedBefore(ThreadPool ours) {
+        return ours != null ? oursCompleted(ours) : 0;
+    }
+
+    /**
+     * The shape of a row whose tasks are preallocated and submitted (the floods and bursts): ours' task count
+     * from its own counters since {@code completedBefore}, a JDK pool's the loop's {@code jdkTasks} (they keep
+     * no such count); threads and bound from the pools; an unbounded pool declared so.
+     */
+    static Shape submitted(ThreadPool ours, ExecutorService jdk, long completedBefore, long jdkTasks,
+                           Counting counting, boolean batched) {
+        long tasks = ours != null ? oursCompleted(ours) - completedBefore : jdkTasks;
+        return declareUnbounded(new Shape(tasks, threadsOf(ours, jdk), boundOf(ours, jdk), counting,
+                Nodes.PREALLOCATED, batched), jdk);
+    }
+
     /** The threads of a pool that run tasks, from the pool itself. */
     static int threadsOf(ThreadPool ours, ExecutorService jdk) {
         if (ours != null) {

@@ -111,17 +111,13 @@ public class PoolFloodBench implements Fairness.Comparison {
 
     @Override
     public void beforeInvocation() {
-        completedBefore = ours != null ? Fairness.oursCompleted(ours) : 0;
+        completedBefore = Fairness.completedBefore(ours);
     }
 
     @Override
     public Fairness.Shape shape(String method) {
-        // ours: the tasks its own counters saw complete; the JDK pools keep no such count, so theirs is the loop's
-        long tasks = ours != null ? Fairness.oursCompleted(ours) - completedBefore : TASKS;
         Fairness.Counting counting = method.equals("flood_1m_shared_counter")
                 ? Fairness.Counting.SHARED_COUNTER : Fairness.Counting.WAIT_GROUP;
-        Fairness.Shape s = new Fairness.Shape(tasks, Fairness.threadsOf(ours, jdk), Fairness.boundOf(ours, jdk),
-                counting, Fairness.Nodes.PREALLOCATED, false);
-        return Fairness.declareUnbounded(s, jdk);
+        return Fairness.submitted(ours, jdk, completedBefore, TASKS, counting, false);
     }
 }
