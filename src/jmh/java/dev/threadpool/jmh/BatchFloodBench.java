@@ -77,7 +77,7 @@ public class BatchFloodBench implements Fairness.Comparison {
                 throw new IllegalArgumentException("pool=" + pool + " has no batch API; this benchmark runs ours"
                         + " and FJP");
             }
-            fj = (ForkJoinPool) Pools.jdk(pool, n, 0);
+            fj = (ForkJoinPool) Pools.jdk(pool, n, 0); // FJP has no queue capacity to set
             fjBatches = new Floods.FjBatches(fj, group, TASKS, batch);
         }
         batchTasks = new Runnable[batch];

@@ -5,15 +5,16 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * A reusable, allocation-free countdown for the JDK pools' completion: {@link #task()} is one preallocated
- * Runnable that counts itself down, and one waiter thread {@link #await}s zero.
+ * A reusable, allocation-free countdown on one shared atomic: {@link #task()} is one preallocated Runnable that
+ * counts itself down, and one waiter thread {@link #await}s zero. The comparisons count completions on the
+ * public {@code WaitGroup} on every side ({@link Floods}); this is the labelled row
+ * {@code flood_1m_shared_counter}, on every pool, and BurstBench's count of its producers.
  *
  * <p>Why not CountDownLatch or Phaser: a CountDownLatch is single-use, so each invocation would allocate one
  * (and JMH's {@code gc.alloc.rate.norm} would charge it to the pool); a Phaser allocates its QNode on every
  * blocking wait. This is the cheapest completion the JDK pools' API leaves a caller: one atomic decrement per
- * task on one shared counter, one wake-up of the waiter on the last one. Our pools wait with their own
- * {@code WaitGroup} instead (the submitter adds, each worker's {@code done} lands on a stripe of its own), the
- * API a user of each pool would reach for; BENCHMARKS.md, "Completion".
+ * task on one shared counter, one wake-up of the waiter on the last one (docs/BENCHMARKS.md, "Fair
+ * comparison").
  */
 final class Countdown {
     private final AtomicInteger remaining = new AtomicInteger();

@@ -6,7 +6,6 @@ import dev.threadpool.ThreadPool;
 import dev.threadpool.internal.queue.CarriedBatches;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -195,10 +194,5 @@ final class Fairness {
     static int oursClaimSlack(ThreadPool ours) {
         PoolConfig c = ours.config();
         return boundFor(c.queueCapacity(), c.maxThreads()) - c.queueCapacity();
-    }
-
-    /** Whether {@code jdk} is a TPE over an ArrayBlockingQueue (for a row's label). */
-    static boolean isAbq(ExecutorService jdk) {
-        return jdk instanceof ThreadPoolExecutor t && t.getQueue() instanceof ArrayBlockingQueue;
     }
 }

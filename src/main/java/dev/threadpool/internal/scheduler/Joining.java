@@ -48,10 +48,11 @@ import java.util.concurrent.locks.LockSupport;
  * <h2>Failures, interrupts, shutdown</h2>
  * Both halves always run to their end; a failure of either is rethrown after both ended, as
  * {@link JoinFailedException} (a public {@link TaskFailedException}) whose cause is left's throwable if left
- * threw, else right's (the other one is added as suppressed). A join failure that passes through an enclosing join is rethrown unwrapped. Join
- * halves are the caller's work, not tasks of the pool: they are not counted as submitted, never reach the
- * error handler or recentErrors, and are never swept by {@code shutdown(CANCEL_PENDING)}: an offered half is
- * run exactly once, by its owner or by a thief, whatever the shutdown does, and the owner waits for it.
+ * threw, else right's (the other one is added as suppressed). A join failure that passes through an enclosing
+ * join is rethrown unwrapped. Join halves are the caller's work, not tasks of the pool: they are not counted
+ * as submitted, never reach the error handler or recentErrors, and are never swept by
+ * {@code shutdown(CANCEL_PENDING)}: an offered half is run exactly once, by its owner or by a thief, whatever
+ * the shutdown does, and the owner waits for it.
  * A worker's join does not respond to interrupts (both halves end first); the interrupt status is kept.
  */
 final class Joining {

@@ -54,9 +54,4 @@ final class StderrErrorReporter {
             // dropped: reporting must never fail the task's outcome (WorkerLoop.onFailure)
         }
     }
-
-    /** Failures counted but not printed yet (tests). */
-    long suppressedForTest() {
-        return suppressed.get();
-    }
 }
