@@ -201,6 +201,53 @@ class LaneExtensionTest {
         assertNothingLeft(pool);
     }
 
+    /**
+     * Join halves are default-lane work, so a blocking worker whose lane is empty steals them (issue 49's
+     * cross-lane rule). The join's owner is the default worker (the blocking worker is held in a blocking task
+     * when the joining task is submitted); its left half frees the blocking worker and then waits, bounded, for
+     * the right half, which only the blocking worker can run. Before, it never stole halves and this timed out.
+     */
+    @Test
+    void anIdleBlockingWorkerStealsJoinHalves() throws Exception {
+        CountDownLatch releaseBlocking = new CountDownLatch(1);
+        ThreadPool pool = ThreadPool.create(config(2, 1).maxOverflowWorkers(0).build());
+        try {
+            holdBlockingWorker(pool, releaseBlocking);
+            CountDownLatch rightRan = new CountDownLatch(1);
+            AtomicInteger owner = new AtomicInteger(-1);
+            AtomicInteger thief = new AtomicInteger(-1);
+            AtomicBoolean rightInTime = new AtomicBoolean();
+            WaitGroup done = new WaitGroup();
+            pool.submit(() -> {
+                owner.set(pool.currentWorkerIndex());
+                try {
+                    pool.join(() -> {
+                        releaseBlocking.countDown(); // worker 0's lane is empty from here on
+                        try {
+                            rightInTime.set(rightRan.await(WAIT.toSeconds(), TimeUnit.SECONDS));
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        }
+                    }, () -> {
+                        thief.set(pool.currentWorkerIndex());
+                        rightRan.countDown();
+                    });
+                } catch (InterruptedException e) {
+                    throw new IllegalStateException(e);
+                }
+            }, done);
+            assertTrue(done.await(WAIT.multipliedBy(2)), "the joining task ended");
+            assertEquals(1, owner.get(), "the join ran on the default worker (worker 0 was held)");
+            assertTrue(rightInTime.get(), "the right half ran while the left half waited: it was stolen");
+            assertEquals(0, thief.get(), "the blocking worker stole the right half");
+            assertTrue(pool.statsSnapshot().steals() >= 1, "the stolen half counts a steal");
+        } finally {
+            releaseBlocking.countDown();
+            pool.close();
+        }
+        assertNothingLeft(pool);
+    }
+
     @ParameterizedTest
     @ValueSource(booleans = {false, true})
     void blockingTasksSubmittedFromWorkersGoToTheBlockingLane(boolean fromBlockingWorker) throws Exception {

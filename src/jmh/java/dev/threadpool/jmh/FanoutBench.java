@@ -58,8 +58,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * {@code pool}: GLOBAL_QUEUE, WS_RING (WORK_STEALING, RING local queues), WS_CHASE_LEV, LANE_EXTENSION,
  * FORK_JOIN. Every pool has the same total thread count {@code n} ({@code threads}, 0 meaning
  * {@code availableProcessors()}); LANE_EXTENSION's minimum of one blocking-lane worker is one of its {@code n},
- * and by the current design a blocking-lane worker takes default-lane tasks but does not steal join halves,
- * so its join rows run on {@code n - 1} stealing threads (see {@link #ours}). Time per whole run. The heap is
+ * and a blocking-lane worker whose lane is empty takes default-lane tasks and steals join halves like the
+ * others (see {@link #ours}). Time per whole run. The heap is
  * fixed at 1 GiB ({@code -Xms1g -Xmx1g}), as docs/BENCHMARKS.md's protocol says, so the young GCs of the rows
  * that allocate nodes have the same room on every side.
  *
@@ -107,10 +107,9 @@ public class FanoutBench implements Fairness.Comparison {
     /**
      * Our pool for {@code pool} ({@link #pool}'s values but FORK_JOIN) with {@code n} threads in all, as FJP's
      * parallelism {@code n}; also {@code JoinModes}'. LANE_EXTENSION's minimum blocking-lane worker count is 1,
-     * so one of its {@code n} threads is a blocking-lane worker, which by the current design takes default-lane tasks
-     * but never steals join halves (docs/DESIGN.md, "join"): the join rows run on {@code n - 1} stealing threads
-     * (an extra thread would give it more threads than the other pools; a later change makes blocking workers
-     * help). So LANE_EXTENSION needs {@code n >= 2}.
+     * so one of its {@code n} threads is a blocking-lane worker, which (its lane empty in these rows) takes
+     * default-lane tasks and steals join halves (docs/DESIGN.md, "join"). So LANE_EXTENSION needs
+     * {@code n >= 2}.
      */
     static ThreadPool ours(String pool, int n) {
         // A table that holds the whole tree (2^20 descriptors): with less, a submit into the full pool runs the
@@ -148,10 +147,7 @@ public class FanoutBench implements Fairness.Comparison {
      */
     @Override
     public Fairness.Shape shape(String method) {
-        boolean laneJoin = ours != null && ours.config().schedulerVariant() == SchedulerVariant.LANE_EXTENSION
-                && method.contains("join");
-        // the threads that share the tree: LANE_EXTENSION's blocking-lane workers do not steal join halves
-        int threads = Fairness.threadsOf(ours, fj) - (laneJoin ? ours.config().blockingWorkers() : 0);
+        int threads = Fairness.threadsOf(ours, fj);
         Fairness.Shape s = switch (method) {
             case "wsum" -> new Fairness.Shape(ELEMENTS / LEAF, threads, -1, ours != null ? Fairness.Counting.WAIT_GROUP
                     : Fairness.Counting.CALL_RETURNS, Fairness.Nodes.FRESH, false);
@@ -168,11 +164,6 @@ public class FanoutBench implements Fairness.Comparison {
         if (ours != null && (method.equals("wsum") || method.equals("tree"))) {
             s = s.differing("counting", "ours submits the halves detached and awaits a WaitGroup (the detached"
                     + " shape); FJP's tasks join their children and invoke returns (fork/join, FJP's only shape)");
-        }
-        if (laneJoin) {
-            s = s.differing("threads", "same n threads in all, but one of LANE_EXTENSION's is its minimum"
-                    + " blocking-lane worker, which may own a join but never steals join halves: n - 1 threads"
-                    + " share the tree");
         }
         return s;
     }

@@ -19,11 +19,11 @@ import java.util.concurrent.locks.LockSupport;
  *                 wake one parked stealer, if any
  *                 run left inline at depth d + 1
  *                 pop back: take() == idx ? free the frame, run right inline at depth d
- *                                         : stolen -> awaitStolen (helping, at depth d + 1), then its failure
+ *                                         : stolen -> wait for it (helping, at depth d + 1), then its failure
  *                 both failed? TaskFailedException(first = left's, right's suppressed)
  *   elsewhere:    the pair as one detached task (ExternalJoin) that joins on a worker; wait on its WaitGroup
  *   thieves:      idle workers (WorkerLoop.turn after scheduler.next found nothing), helpers (helpNext) and
- *                 waiting owners (awaitStolen) steal from a join deque's top: markStolen, run, complete
+ *                 waiting owners (joinAccepted) steal from a join deque's top: markStolen, run, complete
  * </pre>
  *
  * <h2>Cost of the path nobody steals from</h2>
@@ -71,7 +71,7 @@ final class Joining {
     private final Lifecycle lifecycle;
     private final ParkingLot parking;
     private final PoolCounters counters;
-    /** Workers that steal join halves when idle (all base workers; LANE_EXTENSION: its default lane's). */
+    /** Workers that steal join halves when idle: every base worker ({@link #stealers(int)}). */
     private final long stealers;
 
     Joining(JoinDeques joins, Lifecycle lifecycle, ParkingLot parking, PoolCounters counters, long stealers) {
@@ -93,14 +93,15 @@ final class Joining {
     }
 
     /**
-     * The workers that steal join halves in a pool of {@code maxThreads} base workers: all of them, except
-     * LANE_EXTENSION's reserved blocking workers {@code [0, blockingWorkers)}, which keep to their lane.
-     * Overflow workers never steal at the top of their loop (they may still own joins).
+     * The workers that steal join halves in a pool of {@code maxThreads} base workers: all of them.
+     * LANE_EXTENSION's reserved blocking workers {@code [0, blockingWorkers)} included: join halves are
+     * default-lane work, and a blocking worker helps the default lane whenever its own lane is empty (the
+     * design's cross-lane rule; {@code WorkerLoop.turn} looks at its lane first, then the default lane, then
+     * the join deques, so a blocking entry that arrives waits at most for the half it is running). Overflow
+     * workers never steal at the top of their loop (they may still own joins).
      */
-    static long stealers(int maxThreads, int reservedBlocking) {
-        long all = maxThreads >= Long.SIZE ? -1L : (1L << maxThreads) - 1;
-        long reserved = reservedBlocking <= 0 ? 0L : (1L << reservedBlocking) - 1;
-        return all & ~reserved;
+    static long stealers(int maxThreads) {
+        return maxThreads >= Long.SIZE ? -1L : (1L << maxThreads) - 1;
     }
 
     // =====================================================================================================
@@ -113,7 +114,20 @@ final class Joining {
         joinAccepted(self, left, right);
     }
 
-    /** {@code join} without the admission check: the pair is part of work the pool already accepted. */
+    /**
+     * {@code join} without the admission check: the pair is part of work the pool already accepted.
+     *
+     * <p><b>One method, on purpose: never inlined into the caller.</b> The user's recursion calls this method
+     * and this method calls the user's halves, so C2 inlines the user's node into it and it into the user's
+     * node, down to {@code MaxRecursiveInlineLevel}, and which shape it reaches depends on which method C2
+     * compiled first (a callee already compiled to more than {@code InlineSmallCode} bytes is not inlined). The
+     * same tree ran at 22, 27 or 34 ns a join on one worker depending on the JVM (PERFORMANCE_TRACKING 75),
+     * while ForkJoinPool, whose tasks run behind a call C2 does not inline twice, ran at 19 in every JVM. A
+     * method larger than {@code FreqInlineSize} (325 bytes of bytecode on x86-64 and AArch64) is never inlined,
+     * so the owner's wait for a stolen half stays in this method rather than in one of its own: the join is
+     * then a call from the user's code, one shape in every JVM, and costs 23 ns against the inlined shapes'
+     * 22 at best. {@code JoinShapeTest} fails if this method shrinks below that size.
+     */
     void joinAccepted(WorkerThread self, Runnable left, Runnable right) {
         final int d = self.joinDepth; // owner-only plain field: the frame of this join (JoinDeques, "Frames")
         if (d >= framesPerWorker) {
@@ -152,7 +166,42 @@ final class Joining {
                     second = t;
                 }
             } else {
-                awaitStolen(self, idx);
+                // The half was stolen: wait until its thief completed it, running the thief's own halves
+                // meanwhile (leapfrogging, class comment). Keeps the interrupt status; never throws.
+                boolean interrupted = false;
+                int spins = 0;
+                for (;;) {
+                    long word = joins.word(idx); // acquire: DONE makes the thief's run and failure visible
+                    if (JoinDeques.isDone(word)) {
+                        break;
+                    }
+                    int thief = JoinDeques.thiefOf(word);
+                    if (thief >= 0 && WorkerLoop.mayHelp(self)) {
+                        int mine = joins.steal(thief);
+                        if (mine >= 0) {
+                            runStolenNested(self, thief, mine);
+                            spins = 0;
+                            continue;
+                        }
+                    }
+                    if (++spins < SPINS) {
+                        Thread.onSpinWait();
+                    } else if (spins < SPINS + YIELDS) {
+                        Thread.yield();
+                    } else {
+                        if (Thread.interrupted()) {
+                            interrupted = true; // park would return at once: keep it for later, do not spin
+                        }
+                        if (thief < 0) {
+                            LockSupport.parkNanos(this, PARK_UNNAMED_NANOS);
+                        } else if ((word & JoinDeques.PARKED) != 0 || joins.tryMarkParked(idx, word)) {
+                            LockSupport.parkNanos(this, PARK_NANOS); // complete() unparks; bounded: help again
+                        }
+                    }
+                }
+                if (interrupted) {
+                    Thread.currentThread().interrupt();
+                }
                 second = joins.finishStolen(idx); // plain: after the acquire load of DONE; frame free again
             }
         } finally {
@@ -220,47 +269,6 @@ final class Joining {
         // load and missed the half in its re-check costs parallelism, never the half: its owner runs it.
         if ((parking.idleMask() & stealers) != 0) {
             parking.wakeOneOf(stealers);
-        }
-    }
-
-    /**
-     * Waits until the thief of stolen half {@code idx} completed it, running the thief's own halves meanwhile
-     * (leapfrogging, class comment). Keeps the interrupt status; never throws.
-     */
-    private void awaitStolen(WorkerThread self, int idx) {
-        boolean interrupted = false;
-        int spins = 0;
-        for (;;) {
-            long word = joins.word(idx); // acquire: DONE makes the thief's run and failure visible
-            if (JoinDeques.isDone(word)) {
-                break;
-            }
-            int thief = JoinDeques.thiefOf(word);
-            if (thief >= 0 && WorkerLoop.mayHelp(self)) {
-                int mine = joins.steal(thief);
-                if (mine >= 0) {
-                    runStolenNested(self, thief, mine);
-                    spins = 0;
-                    continue;
-                }
-            }
-            if (++spins < SPINS) {
-                Thread.onSpinWait();
-            } else if (spins < SPINS + YIELDS) {
-                Thread.yield();
-            } else {
-                if (Thread.interrupted()) {
-                    interrupted = true; // park would return at once: keep it for later, do not spin
-                }
-                if (thief < 0) {
-                    LockSupport.parkNanos(this, PARK_UNNAMED_NANOS);
-                } else if ((word & JoinDeques.PARKED) != 0 || joins.tryMarkParked(idx, word)) {
-                    LockSupport.parkNanos(this, PARK_NANOS); // complete() unparks; the bound lets us help again
-                }
-            }
-        }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
         }
     }
 

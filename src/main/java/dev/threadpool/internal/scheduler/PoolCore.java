@@ -196,7 +196,7 @@ public final class PoolCore {
             // Join halves: per worker slot a deque and a stack of frames. The idle path and the lifecycle see the
             // topology through JoinAwareScheduler (re-check and close include them).
             JoinDeques joinDeques = new JoinDeques(memory, slots, JOIN_FRAMES);
-            long stealers = Joining.stealers(workerCount, scheduler.blockingWorkers());
+            long stealers = Joining.stealers(workerCount);
             Scheduler idleView = new JoinAwareScheduler(scheduler, joinDeques, stealers);
             this.lifecycle = new Lifecycle(config.threadNamePrefix(), memory, counters, table, slotTable, idleView,
                     parking, space, ringSpace, snapshot, workers, watchdog, errors);

@@ -1,0 +1,46 @@
+package dev.threadpool.internal.scheduler;
+
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.sun.management.HotSpotDiagnosticMXBean;
+import java.io.InputStream;
+import java.lang.classfile.ClassFile;
+import java.lang.classfile.ClassModel;
+import java.lang.classfile.MethodModel;
+import java.lang.classfile.attribute.CodeAttribute;
+import java.lang.management.ManagementFactory;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@link Joining#joinAccepted} must stay too large for C2 to inline it into its caller: the user's recursion
+ * calls it and it calls the user's halves, and when C2 inlined it into the user's node the join tree ran at one
+ * of three speeds, 22, 27 or 34 ns a join on one worker, by JVM (PERFORMANCE_TRACKING 75). A hot callee larger
+ * than {@code FreqInlineSize} bytes of bytecode is never inlined, whatever was compiled first. This reads the
+ * method's code length from the class file and the running JVM's {@code FreqInlineSize}.
+ */
+class JoinShapeTest {
+
+    @Test
+    void joinAcceptedIsLargerThanTheHotInlineLimit() throws Exception {
+        byte[] bytes;
+        try (InputStream in = Joining.class.getResourceAsStream("Joining.class")) {
+            assertNotNull(in, "Joining.class on the class path");
+            bytes = in.readAllBytes();
+        }
+        ClassModel model = ClassFile.of().parse(bytes);
+        int codeLength = -1;
+        for (MethodModel m : model.methods()) {
+            if (m.methodName().equalsString("joinAccepted")) {
+                codeLength = m.findAttribute(java.lang.classfile.Attributes.code())
+                        .map(CodeAttribute::codeLength).orElse(-1);
+            }
+        }
+        assertTrue(codeLength > 0, "Joining.joinAccepted has code");
+        HotSpotDiagnosticMXBean hotspot = ManagementFactory.getPlatformMXBean(HotSpotDiagnosticMXBean.class);
+        int freqInlineSize = Integer.parseInt(hotspot.getVMOption("FreqInlineSize").getValue());
+        assertTrue(codeLength > freqInlineSize, "Joining.joinAccepted is " + codeLength + " bytes of bytecode, not"
+                + " more than FreqInlineSize=" + freqInlineSize + ": C2 may inline it into the user's recursion, and"
+                + " the join tree's speed then depends on the JVM (see Joining.joinAccepted's javadoc)");
+    }
+}
