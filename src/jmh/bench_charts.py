@@ -110,6 +110,10 @@ TARGETS = [
     target("ping_pong", "DISRUPTOR_BUSY_MULTI", pools=SPIN, issue="15", metric="p99", reference=True),
 ]
 
+# LANE_EXTENSION's join rows: true of every committed run (its blocking worker began to steal halves in 6c63cf3).
+LANE_JOIN_NOTE = ("one of its n threads is its blocking-lane worker, which steals join halves from 6c63cf3 on "
+                  "(in runs before, it did not)")
+
 # How the sides of a workload differ, shown in the ratio table's "note" column. Key: a workload's method name,
 # or (method, pool) for a note on one pool's row only (looked up first).
 NOTES = {
@@ -129,12 +133,9 @@ NOTES = {
     "wsum": "ours submits the right half detached, counted on a WaitGroup; FJP: fork / compute / join",
     "wsum_join": "both sides: a binary split, join(left, right) / invokeAll(left, right)",
     "tree": "ours submits both children detached (WaitGroup); FJP: invokeAll",
-    ("tree_join_reused", "LANE_EXTENSION"): "one of its threads is the blocking-lane worker, which does not "
-                                            "steal join halves",
-    ("tree_join_fresh", "LANE_EXTENSION"): "one of its threads is the blocking-lane worker, which does not "
-                                           "steal join halves",
-    ("wsum_join", "LANE_EXTENSION"): "one of its threads is the blocking-lane worker, which does not steal "
-                                     "join halves",
+    ("tree_join_reused", "LANE_EXTENSION"): LANE_JOIN_NOTE,
+    ("tree_join_fresh", "LANE_EXTENSION"): LANE_JOIN_NOTE,
+    ("wsum_join", "LANE_EXTENSION"): LANE_JOIN_NOTE,
 }
 
 # A peer's name in one workload's rows of the ratio table: (method, pool) -> label.
