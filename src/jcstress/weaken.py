@@ -1,0 +1,203 @@
+#!/usr/bin/env python3
+"""Weakens one memory-ordering access at a time in a scratch clone and runs that row's detectors (issue 46).
+
+The measurement behind docs/TESTING.md, "Weakened orderings". For each row of ROWS: the access is weakened by
+one step in the clone's source (a full fence removed, release or acquire to plain, a CAS or an atomic
+read-modify-write to a plain load and store), that one file is recompiled into the clone's target/classes,
+and then
+  * the ordering pin (OrderingPinTest, through surefire) runs once: it is deterministic;
+  * each jcstress detector of the row runs with CI's tuned options (pom.xml, jcstress.tuned) and -f FORKS:
+    every fork is one CI try, so "caught 20/20" means the forbidden outcome showed up in each of 20 forks.
+The file is then restored and recompiled. Run from anywhere; never run it in a working tree you use:
+
+  d=$(mktemp -d) && git clone -q <repo> "$d/wk" && (cd "$d/wk" && mvn -B -q -o -DskipTests test-compile)
+  python3 src/jcstress/weaken.py "$d/wk" [--forks 20] [row ids...]
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+import time
+
+JAVA = None  # set in main: the JDK 25 java of the clone's src/exec/java25.sh
+TUNED = "-f 1 -iters 1 -time 1500 -sc false -jvmArgs -Xmx256m"  # as pom.xml's jcstress.tuned (minus -f)
+FLAGS = ["--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow"]
+
+Q = "src/main/java/dev/threadpool/internal/queue/"
+S = "src/main/java/dev/threadpool/internal/scheduler/"
+
+# id, file, a substring that picks exactly one line, old text in that line, new text, jcstress detectors
+ROWS = [
+    ("deque-take-fence", Q + "WorkDeque.java", "        VarHandle.fullFence();\n        long t = Mem.getLongOpaqueAt",
+     "VarHandle.fullFence();", "/* weakened */", ["WorkDequeTest.TakeVsTwoSteals"]),
+    ("deque-take-cas", Q + "WorkDeque.java", "if (!Mem.casLongAt(c, cAddr, Layout.TOP_OFFSET, t, t + 1)) {\n                x =",
+     "Mem.casLongAt", "dev.threadpool.internal.memory.PlainRmw.casLongAt", ["WorkDequeTest.LastItemTakeVsSteal"]),
+    ("deque-steal-cas", Q + "WorkDeque.java", "if (!Mem.casLongAt(c, cAddr, Layout.TOP_OFFSET, t, t + 1)) {\n            return ABORT",
+     "Mem.casLongAt", "dev.threadpool.internal.memory.PlainRmw.casLongAt", ["WorkDequeTest.TwoThievesOneItem"]),
+    ("deque-steal-fence", Q + "WorkDeque.java", "        VarHandle.fullFence();\n        // acquire: pairs with push",
+     "VarHandle.fullFence();", "/* weakened */", ["WorkDequeTest.TakeVsTwoSteals", "WorkDequeTest.LastItemTakeVsSteal"]),
+    ("deque-push-release", Q + "WorkDeque.java", "        VarHandle.releaseFence();\n        Mem.setLongOpaqueAt(c, cAddr, Layout.BOTTOM",
+     "VarHandle.releaseFence();", "/* weakened */", ["WorkDequeTest.StealSeesPushedValue"]),
+    ("deque-steal-bottom-acquire", Q + "WorkDeque.java", "long b = Mem.getLongAcquireAt(c, cAddr, Layout.BOTTOM_OFFSET);",
+     "getLongAcquireAt", "getLongPlainAt", ["WorkDequeTest.StealSeesPushedValue"]),
+    ("deque-grow-release", Q + "WorkDeque.java", "Mem.setLongReleaseAt(ctl, ctlAddr, Layout.ARRAY_OFFSET, g + 1);",
+     "setLongReleaseAt", "setLongPlainAt", ["WorkDequeTest.PushVsStealAcrossGrow"]),
+    ("ring-pop-cas", Q + "RingQueue.java", "            if (Mem.casLongAt(s, a, Layout.HEAD_OFFSET, h, h + 1)) {",
+     "Mem.casLongAt", "dev.threadpool.internal.memory.PlainRmw.casLongAt", ["RingQueueTest.LastEntryPopVsSteal"]),
+    ("ring-steal-cas", Q + "RingQueue.java", "            if (Mem.casLong(s, Layout.HEAD_OFFSET, h, h + 1)) {",
+     "Mem.casLong", "dev.threadpool.internal.memory.PlainRmw.casLong", ["RingQueueTest.TwoThievesOneEntry"]),
+    ("ring-stealhalf-cas", Q + "RingQueue.java", "            if (Mem.casLong(s, Layout.HEAD_OFFSET, h, h + n)) {",
+     "Mem.casLong", "dev.threadpool.internal.memory.PlainRmw.casLong", ["RingQueueTest.TwoStealHalves"]),
+    ("ring-push-release", Q + "RingQueue.java", "Mem.setLongReleaseAt(",
+     "setLongReleaseAt", "setLongPlainAt", ["RingQueueTest.PushVsStealVisibility"]),
+    ("bounded-push-cas", Q + "BoundedRing.java", "if (Mem.casLong(s, Layout.TAIL_OFFSET, pos, pos + 1)) {",
+     "Mem.casLong", "dev.threadpool.internal.memory.PlainRmw.casLong", ["BoundedRingTest.TwoProducers"]),
+    ("bounded-pop-cas", Q + "BoundedRing.java", "if (Mem.casLongAt(seg, base, Layout.HEAD_OFFSET, pos, pos + 1)) {",
+     "Mem.casLongAt", "dev.threadpool.internal.memory.PlainRmw.casLongAt", ["BoundedRingTest.LastEntryTwoConsumers", "BoundedRingTest.PopManyVsPop"]),
+    ("bounded-publish-release", Q + "BoundedRing.java", "    private void publish(",
+     None, None, ["BoundedRingTest.PublishVisibility"]),
+    ("batches-take-cas", Q + "CarriedBatches.java", "if (Mem.casLong(seg, off, s, s + 1)) {",
+     "Mem.casLong", "dev.threadpool.internal.memory.PlainRmw.casLong", ["CarriedBatchesTest.OwnerTakeVsThief"]),
+    ("batches-refill-publish", Q + "CarriedBatches.java", "Mem.getAndSetLong(seg, off, state(gen(s) + 1, n, 1));",
+     "Mem.getAndSetLong(seg, off, state(gen(s) + 1, n, 1));", "Mem.setLongRelease(seg, off, state(gen(s) + 1, n, 1));",
+     ["CarriedBatchesTest.RefillVsIdleRecheck"]),
+    ("lifo-take-getandset", Q + "LifoSlot.java", "return Mem.getAndSetLong(seg, off, QueueEntry.EMPTY);",
+     "Mem.getAndSetLong", "dev.threadpool.internal.memory.PlainRmw.getAndSetLong", ["LifoSlotTest.TwoTakes"]),
+    ("lifo-put-getandset", Q + "LifoSlot.java", "return Mem.getAndSetLong(seg, offset(slot), entry);",
+     "Mem.getAndSetLong", "dev.threadpool.internal.memory.PlainRmw.getAndSetLong", ["LifoSlotTest.PutVsTake", "WorkStealingParkTest.LifoPutVsPark"]),
+    ("freelist-pop-cas", S + "Freelist.java", "            if (Mem.casLong(h, Layout.FREE_HEAD_OFFSET, top, head((int) (top >>> 32) + 1, next))) {",
+     "Mem.casLong", "dev.threadpool.internal.memory.PlainRmw.casLong", ["DescriptorTableTest.LastSlotTwoAcquirers"]),
+    ("freelist-push-cas", S + "Freelist.java", "            if (Mem.casLong(h, Layout.FREE_HEAD_OFFSET, top, head((int) (top >>> 32) + 1, idx))) {",
+     "Mem.casLong", "dev.threadpool.internal.memory.PlainRmw.casLong", ["DescriptorTableTest.TwoAwaitersRelease"]),
+    ("table-start-cas", S + "DescriptorTable.java", "} else if (!Mem.casLong(table, d, c, (c & ~STATE_MASK) | RUNNING)) {",
+     "Mem.casLong", "dev.threadpool.internal.memory.PlainRmw.casLong", ["DescriptorTableTest.StartVsCancel"]),
+    ("table-cancel-cas", S + "DescriptorTable.java", "if (Mem.casLong(table, d, c, (c & ~STATE_MASK) | CANCELLED)) {",
+     "Mem.casLong", "dev.threadpool.internal.memory.PlainRmw.casLong", ["DescriptorTableTest.StartVsCancel"]),
+    ("park-announce", S + "ParkingLot.java", "Mem.getAndOrLong(seg, Layout.IDLE_MASK_OFFSET, 1L << i);",
+     "Mem.getAndOrLong", "dev.threadpool.internal.memory.PlainRmw.getAndOrLong", ["ParkHandshakeTest.SubmitVsPark"]),
+    ("park-wake-claim", S + "ParkingLot.java", "long prev = Mem.getAndAndLong(s, Layout.IDLE_MASK_OFFSET, ~bit);\n",
+     "Mem.getAndAndLong", "dev.threadpool.internal.memory.PlainRmw.getAndAndLong", ["ParkHandshakeTest.TwoWakersOneSleeper"]),
+    ("ws-signal-fence", S + "WorkStealingScheduler.java", "        VarHandle.fullFence();\n        wake.signalWork();",
+     "VarHandle.fullFence();", "/* weakened */", []),
+    ("ws-chain-fence", S + "WorkStealingScheduler.java", "        VarHandle.fullFence();\n        wake.wakeOneIfIdle();",
+     "VarHandle.fullFence();", "/* weakened */", []),
+    ("join-complete", S + "JoinDeques.java", "long old = Mem.getAndSetLong(words, Layout.word(idx), DONE);",
+     "Mem.getAndSetLong", "dev.threadpool.internal.memory.PlainRmw.getAndSetLong", ["JoinProtocolTest.CompletionVsPark"]),
+    ("join-mark-parked", S + "JoinDeques.java", "return Mem.casLong(words, Layout.word(idx), seen, seen | PARKED);",
+     "Mem.casLong", "dev.threadpool.internal.memory.PlainRmw.casLong", ["JoinProtocolTest.CompletionVsPark"]),
+    ("join-mark-stolen", S + "JoinDeques.java", "Mem.setLongRelease(words, Layout.word(idx), stolen(thief));",
+     "setLongRelease", "setLongPlain", ["JoinProtocolTest.CompletionPublishesTheRun"]),
+    ("join-word-acquire", S + "JoinDeques.java", "return Mem.getLongAcquire(words, Layout.word(idx));",
+     "getLongAcquire", "getLongPlain", ["JoinProtocolTest.CompletionPublishesTheRun"]),
+]
+
+# CAS and read-modify-write weakened to a plain load and a plain store (compiled into the clone only).
+PLAIN_RMW = """package dev.threadpool.internal.memory;
+
+import java.lang.foreign.MemorySegment;
+
+/** issue 46 weakening driver only: CAS and atomic read-modify-writes as a plain load then a plain store. */
+public final class PlainRmw {
+    private PlainRmw() {}
+    public static boolean casLong(MemorySegment s, long off, long e, long v) {
+        if (Mem.getLongPlain(s, off) != e) return false;
+        Mem.setLongPlain(s, off, v);
+        return true;
+    }
+    public static boolean casLongAt(MemorySegment s, long base, long off, long e, long v) {
+        if (Mem.getLongPlainAt(s, base, off) != e) return false;
+        Mem.setLongPlainAt(s, base, off, v);
+        return true;
+    }
+    public static long getAndSetLong(MemorySegment s, long off, long v) {
+        long o = Mem.getLongPlain(s, off); Mem.setLongPlain(s, off, v); return o;
+    }
+    public static long getAndOrLong(MemorySegment s, long off, long b) {
+        long o = Mem.getLongPlain(s, off); Mem.setLongPlain(s, off, o | b); return o;
+    }
+    public static long getAndAndLong(MemorySegment s, long off, long b) {
+        long o = Mem.getLongPlain(s, off); Mem.setLongPlain(s, off, o & b); return o;
+    }
+}
+"""
+
+
+def sh(cmd, cwd, log):
+    with open(log, "w") as f:
+        return subprocess.run(cmd, cwd=cwd, stdout=f, stderr=subprocess.STDOUT).returncode
+
+
+def weaken(src, locator, old, new):
+    i = src.find(locator)
+    if i < 0 or src.find(locator, i + 1) >= 0:
+        raise SystemExit("locator not found exactly once: " + locator)
+    if old is None:  # bounded-publish-release: the release store inside publish(...)
+        j = src.index("setLongReleaseAt", i)
+        return src[:j] + "setLongPlainAt" + src[j + len("setLongReleaseAt"):]
+    j = src.index(old, i)
+    return src[:j] + new + src[j + len(old):]
+
+
+def main():
+    global JAVA
+    ap = argparse.ArgumentParser()
+    ap.add_argument("clone")
+    ap.add_argument("--forks", type=int, default=20)
+    ap.add_argument("--no-jcstress", action="store_true")
+    ap.add_argument("rows", nargs="*")
+    a = ap.parse_args()
+    wk = os.path.abspath(a.clone)
+    logs = os.path.join(wk, "target", "weaken")
+    os.makedirs(logs, exist_ok=True)
+    JAVA = subprocess.run(["bash", "-c", "src/exec/java25.sh -XshowSettings:properties -version 2>&1 | "
+                           "sed -n 's/^ *java.home = //p'"], cwd=wk, capture_output=True, text=True).stdout.strip()
+    JAVA = os.path.join(JAVA, "bin", "java")
+    javac = JAVA[:-len("java")] + "javac"
+    cpfile = os.path.join(logs, "cp.txt")
+    if not os.path.exists(cpfile):
+        sh(["mvn", "-B", "-q", "-o", "dependency:build-classpath", "-Dmdep.includeScope=test",
+            "-Dmdep.outputFile=" + cpfile], wk, os.path.join(logs, "cp.log"))
+    deps = open(cpfile).read().strip()
+    classes = os.path.join(wk, "target", "classes")
+    cp = os.path.join(wk, "target", "test-classes") + ":" + classes + ":" + deps
+    rmw = os.path.join(logs, "dev.threadpool.internal.memory.PlainRmw.java")
+    open(rmw, "w").write(PLAIN_RMW)
+    rows = [r for r in ROWS if not a.rows or r[0] in a.rows]
+    print("| row | pin (OrderingPinTest) | jcstress detector: forks caught |")
+    print("|---|---|---|")
+    for rid, path, loc, old, new, tests in rows:
+        f = os.path.join(wk, path)
+        orig = open(f).read()
+        try:
+            open(f, "w").write(weaken(orig, loc, old, new))
+            rc = sh([javac, "--release", "25", "-nowarn", "-cp", classes + ":" + deps, "-d", classes,
+                     "-implicit:none", f, rmw], wk, os.path.join(logs, rid + "-javac.log"))
+            if rc != 0:
+                print(f"| {rid} | javac failed, see {logs}/{rid}-javac.log | |", flush=True)
+                continue
+            rc = sh(["mvn", "-B", "-o", "surefire:test", "-Dtest=OrderingPinTest",
+                     "-Dsurefire.failIfNoSpecifiedTests=false"], wk, os.path.join(logs, rid + "-pin.log"))
+            pin = "caught 1/1" if rc != 0 else "NOT caught"
+            det = []
+            for t in ([] if a.no_jcstress else tests):
+                log = os.path.join(logs, rid + "-" + t + ".log")
+                t0 = time.time()
+                sh([JAVA] + FLAGS + ["-cp", cp, "org.openjdk.jcstress.Main"] + TUNED.split()[2:]
+                   + ["-f", str(a.forks), "-t", "dev.threadpool.jcstress." + t + "$", "-r", os.path.join(logs, "r")],
+                   wk, log)
+                m = re.findall(r"\(Results: (\d+) planned; (\d+) passed, (\d+) failed", open(log).read())
+                caught = f"{m[-1][2]}/{m[-1][0]}" if m else "no result"
+                det.append(f"{t} {caught} ({time.time() - t0:.0f} s)")
+            print(f"| {rid} | {pin} | {'; '.join(det) if det else '-'} |", flush=True)
+        finally:
+            open(f, "w").write(orig)
+            sh([javac, "--release", "25", "-nowarn", "-cp", classes + ":" + deps, "-d", classes, "-implicit:none", f],
+               wk, os.path.join(logs, rid + "-restore.log"))
+            p = os.path.join(classes, "dev", "threadpool", "internal", "memory", "dev.threadpool.internal.memory.PlainRmw.class")
+            if os.path.exists(p):
+                os.remove(p)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
