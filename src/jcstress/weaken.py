@@ -36,13 +36,13 @@ ROWS = [
     ("deque-steal-cas", Q + "WorkDeque.java", "if (!Mem.casLongAt(c, cAddr, Layout.TOP_OFFSET, t, t + 1)) {\n            return ABORT",
      "Mem.casLongAt", "dev.threadpool.internal.memory.PlainRmw.casLongAt", ["WorkDequeTest.TwoThievesOneItem"]),
     ("deque-steal-fence", Q + "WorkDeque.java", "        VarHandle.fullFence();\n        // acquire: pairs with push",
-     "VarHandle.fullFence();", "/* weakened */", ["WorkDequeTest.TakeVsTwoSteals", "WorkDequeTest.LastItemTakeVsSteal"]),
+     "VarHandle.fullFence();", "/* weakened */", ["WorkDequeTest.TakeVsTwoSteals"]),
     ("deque-push-release", Q + "WorkDeque.java", "        VarHandle.releaseFence();\n        Mem.setLongOpaqueAt(c, cAddr, Layout.BOTTOM",
      "VarHandle.releaseFence();", "/* weakened */", ["WorkDequeTest.StealSeesPushedValue"]),
     ("deque-steal-bottom-acquire", Q + "WorkDeque.java", "long b = Mem.getLongAcquireAt(c, cAddr, Layout.BOTTOM_OFFSET);",
-     "getLongAcquireAt", "getLongPlainAt", ["WorkDequeTest.StealSeesPushedValue"]),
+     "getLongAcquireAt", "getLongPlainAt", []),
     ("deque-grow-release", Q + "WorkDeque.java", "Mem.setLongReleaseAt(ctl, ctlAddr, Layout.ARRAY_OFFSET, g + 1);",
-     "setLongReleaseAt", "setLongPlainAt", ["WorkDequeTest.PushVsStealAcrossGrow"]),
+     "setLongReleaseAt", "setLongPlainAt", []),
     ("ring-pop-cas", Q + "RingQueue.java", "            if (Mem.casLongAt(s, a, Layout.HEAD_OFFSET, h, h + 1)) {",
      "Mem.casLongAt", "dev.threadpool.internal.memory.PlainRmw.casLongAt", ["RingQueueTest.LastEntryPopVsSteal"]),
     ("ring-steal-cas", Q + "RingQueue.java", "            if (Mem.casLong(s, Layout.HEAD_OFFSET, h, h + 1)) {",
@@ -50,13 +50,13 @@ ROWS = [
     ("ring-stealhalf-cas", Q + "RingQueue.java", "            if (Mem.casLong(s, Layout.HEAD_OFFSET, h, h + n)) {",
      "Mem.casLong", "dev.threadpool.internal.memory.PlainRmw.casLong", ["RingQueueTest.TwoStealHalves"]),
     ("ring-push-release", Q + "RingQueue.java", "Mem.setLongReleaseAt(",
-     "setLongReleaseAt", "setLongPlainAt", ["RingQueueTest.PushVsStealVisibility"]),
+     "setLongReleaseAt", "setLongPlainAt", []),
     ("bounded-push-cas", Q + "BoundedRing.java", "if (Mem.casLong(s, Layout.TAIL_OFFSET, pos, pos + 1)) {",
      "Mem.casLong", "dev.threadpool.internal.memory.PlainRmw.casLong", ["BoundedRingTest.TwoProducers"]),
     ("bounded-pop-cas", Q + "BoundedRing.java", "if (Mem.casLongAt(seg, base, Layout.HEAD_OFFSET, pos, pos + 1)) {",
      "Mem.casLongAt", "dev.threadpool.internal.memory.PlainRmw.casLongAt", ["BoundedRingTest.LastEntryTwoConsumers", "BoundedRingTest.PopManyVsPop"]),
     ("bounded-publish-release", Q + "BoundedRing.java", "    private void publish(",
-     None, None, ["BoundedRingTest.PublishVisibility"]),
+     None, None, []),
     ("batches-take-cas", Q + "CarriedBatches.java", "if (Mem.casLong(seg, off, s, s + 1)) {",
      "Mem.casLong", "dev.threadpool.internal.memory.PlainRmw.casLong", ["CarriedBatchesTest.OwnerTakeVsThief"]),
     ("batches-refill-publish", Q + "CarriedBatches.java", "Mem.getAndSetLong(seg, off, state(gen(s) + 1, n, 1));",
@@ -87,9 +87,9 @@ ROWS = [
     ("join-mark-parked", S + "JoinDeques.java", "return Mem.casLong(words, Layout.word(idx), seen, seen | PARKED);",
      "Mem.casLong", "dev.threadpool.internal.memory.PlainRmw.casLong", ["JoinProtocolTest.CompletionVsPark"]),
     ("join-mark-stolen", S + "JoinDeques.java", "Mem.setLongRelease(words, Layout.word(idx), stolen(thief));",
-     "setLongRelease", "setLongPlain", ["JoinProtocolTest.CompletionPublishesTheRun"]),
+     "setLongRelease", "setLongPlain", []),
     ("join-word-acquire", S + "JoinDeques.java", "return Mem.getLongAcquire(words, Layout.word(idx));",
-     "getLongAcquire", "getLongPlain", ["JoinProtocolTest.CompletionPublishesTheRun"]),
+     "getLongAcquire", "getLongPlain", []),
 ]
 
 # CAS and read-modify-write weakened to a plain load and a plain store (compiled into the clone only).
@@ -128,6 +128,18 @@ def sh(cmd, cwd, log):
         return subprocess.run(cmd, cwd=cwd, stdout=f, stderr=subprocess.STDOUT).returncode
 
 
+def javac_into(javac, classes, deps, files, log, cwd):
+    """Compiles files into classes on the class path: module-info.class is set aside meanwhile (javac would
+    otherwise compile in module mode and want every module dependency on a module path)."""
+    mi = os.path.join(classes, "module-info.class")
+    os.rename(mi, mi + ".aside")
+    try:
+        return sh([javac, "--release", "25", "-nowarn", "-cp", classes + ":" + deps, "-d", classes,
+                   "-implicit:none"] + files, cwd, log)
+    finally:
+        os.rename(mi + ".aside", mi)
+
+
 def weaken(src, locator, old, new):
     i = src.find(locator)
     if i < 0 or src.find(locator, i + 1) >= 0:
@@ -146,7 +158,7 @@ def main():
     ap.add_argument("--forks", type=int, default=20)
     ap.add_argument("--no-jcstress", action="store_true")
     ap.add_argument("rows", nargs="*")
-    a = ap.parse_args()
+    a = ap.parse_intermixed_args()
     wk = os.path.abspath(a.clone)
     logs = os.path.join(wk, "target", "weaken")
     os.makedirs(logs, exist_ok=True)
@@ -161,7 +173,7 @@ def main():
     deps = open(cpfile).read().strip()
     classes = os.path.join(wk, "target", "classes")
     cp = os.path.join(wk, "target", "test-classes") + ":" + classes + ":" + deps
-    rmw = os.path.join(logs, "dev.threadpool.internal.memory.PlainRmw.java")
+    rmw = os.path.join(logs, "PlainRmw.java")
     open(rmw, "w").write(PLAIN_RMW)
     rows = [r for r in ROWS if not a.rows or r[0] in a.rows]
     print("| row | pin (OrderingPinTest) | jcstress detector: forks caught |")
@@ -171,14 +183,15 @@ def main():
         orig = open(f).read()
         try:
             open(f, "w").write(weaken(orig, loc, old, new))
-            rc = sh([javac, "--release", "25", "-nowarn", "-cp", classes + ":" + deps, "-d", classes,
-                     "-implicit:none", f, rmw], wk, os.path.join(logs, rid + "-javac.log"))
+            rc = javac_into(javac, classes, deps, [f, rmw], os.path.join(logs, rid + "-javac.log"), wk)
             if rc != 0:
                 print(f"| {rid} | javac failed, see {logs}/{rid}-javac.log | |", flush=True)
                 continue
-            rc = sh(["mvn", "-B", "-o", "surefire:test", "-Dtest=OrderingPinTest",
-                     "-Dsurefire.failIfNoSpecifiedTests=false"], wk, os.path.join(logs, rid + "-pin.log"))
-            pin = "caught 1/1" if rc != 0 else "NOT caught"
+            pinlog = os.path.join(logs, rid + "-pin.log")
+            rc = sh(["mvn", "-B", "-o", "validate", "surefire:test", "-Dtest=OrderingPinTest",
+                     "-Dsurefire.failIfNoSpecifiedTests=false"], wk, pinlog)
+            failed = "The memory ordering of" in open(pinlog).read()  # the pin's own failure, not a crash
+            pin = "NOT caught" if rc == 0 else "caught 1/1" if failed else f"error, see {pinlog}"
             det = []
             for t in ([] if a.no_jcstress else tests):
                 log = os.path.join(logs, rid + "-" + t + ".log")
@@ -192,9 +205,8 @@ def main():
             print(f"| {rid} | {pin} | {'; '.join(det) if det else '-'} |", flush=True)
         finally:
             open(f, "w").write(orig)
-            sh([javac, "--release", "25", "-nowarn", "-cp", classes + ":" + deps, "-d", classes, "-implicit:none", f],
-               wk, os.path.join(logs, rid + "-restore.log"))
-            p = os.path.join(classes, "dev", "threadpool", "internal", "memory", "dev.threadpool.internal.memory.PlainRmw.class")
+            javac_into(javac, classes, deps, [f], os.path.join(logs, rid + "-restore.log"), wk)
+            p = os.path.join(classes, "dev", "threadpool", "internal", "memory", "PlainRmw.class")
             if os.path.exists(p):
                 os.remove(p)
 
