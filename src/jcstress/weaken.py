@@ -12,6 +12,7 @@ The file is then restored and recompiled. Run from anywhere; never run it in a w
 
   d=$(mktemp -d) && git clone -q <repo> "$d/wk" && (cd "$d/wk" && mvn -B -q -o -DskipTests test-compile)
   python3 src/jcstress/weaken.py "$d/wk" [--forks 20] [row ids...]
+  python3 src/jcstress/weaken.py "$d/wk" --sweep     # every non-plain access of the pinned files, pin only
 """
 import argparse
 import os
@@ -110,6 +111,14 @@ public final class PlainRmw {
         Mem.setLongPlainAt(s, base, off, v);
         return true;
     }
+    public static boolean casLongAt(long address, long e, long v) {
+        if (Mem.getLongPlainAt(address) != e) return false;
+        Mem.setLongPlainAt(address, v);
+        return true;
+    }
+    public static long getAndAddLong(MemorySegment s, long off, long d) {
+        long o = Mem.getLongPlain(s, off); Mem.setLongPlain(s, off, o + d); return o;
+    }
     public static long getAndSetLong(MemorySegment s, long off, long v) {
         long o = Mem.getLongPlain(s, off); Mem.setLongPlain(s, off, v); return o;
     }
@@ -121,6 +130,71 @@ public final class PlainRmw {
     }
 }
 """
+
+
+# The sweep (--sweep): every non-plain access of these files, one at a time, weakened by one step and checked
+# by the ordering pin alone (OrderingPinTest --check: the test's own comparison, one JVM per weakening).
+SWEEP_FILES = [Q + f for f in ("WorkDeque.java", "RingQueue.java", "BoundedRing.java", "CarriedBatches.java",
+                               "CarriedRings.java", "LifoSlot.java")] + \
+              [S + f for f in ("Freelist.java", "DescriptorTable.java", "DescCache.java", "ParkingLot.java",
+                               "WakeCoalescer.java", "Idle.java", "WorkerLoop.java", "WorkStealingScheduler.java",
+                               "GlobalQueueScheduler.java", "JoinDeques.java", "Joining.java", "SpaceWaiters.java")]
+RMW = "dev.threadpool.internal.memory.PlainRmw."
+WEAKER = [  # (pattern, one step weaker)
+    (r"\bMem\.(get|set)(Long|Int)(Acquire|Release|Opaque)(At)?\(", lambda m: f"Mem.{m[1]}{m[2]}Plain{m[4] or ''}("),
+    (r"\bMem\.getLongVolatile(At)?\(", lambda m: f"Mem.getLongAcquire{m[1] or ''}("),
+    (r"\bMem\.setLongVolatile\(", lambda m: "Mem.setLongRelease("),
+    (r"\bMem\.(casLong(At)?|getAnd(Set|Or|And|Add)Long)\(", lambda m: RMW + m[1] + "("),
+    (r"\bVarHandle\.(full|release|acquire)Fence\(\);", lambda m: "/* weakened */"),
+    (r"\b([A-Z_]+)\.setRelease\(", lambda m: m[1] + ".set("),
+    (r"\b([A-Z_]+)\.getAcquire\(", lambda m: m[1] + ".get("),
+]
+
+
+def sweep_sites(src):
+    """(offset, end, original, weakened, line number) for every non-plain access in code (not in comments)."""
+    sites, off = [], 0
+    for n, line in enumerate(src.split("\n"), 1):
+        code = line.split("//")[0]
+        if not code.strip().startswith(("*", "/*")):
+            for pat, rep in WEAKER:
+                for m in re.finditer(pat, code):
+                    sites.append((off + m.start(), off + m.end(), m.group(0), rep(m), n))
+        off += len(line) + 1
+    return sorted(sites)
+
+
+def sweep(wk, javac, classes, deps, rmw, logs):
+    tmp = os.path.join(logs, "sweep-classes")
+    cp = tmp + ":" + os.path.join(wk, "target", "test-classes") + ":" + classes + ":" + deps
+    mi = os.path.join(classes, "module-info.class")
+    os.rename(mi, mi + ".aside")  # class-path compilation, as in javac_into
+    total = caught = 0
+    try:
+        for path in SWEEP_FILES:
+            f = os.path.join(wk, path)
+            orig = open(f).read()
+            for start, end, was, now, line in sweep_sites(orig):
+                subprocess.run(["rm", "-rf", tmp])
+                os.makedirs(tmp)
+                open(f, "w").write(orig[:start] + now + orig[end:])
+                try:
+                    rc = sh([javac, "--release", "25", "-nowarn", "-cp", classes + ":" + deps, "-d", tmp,
+                             "-implicit:none", f, rmw], wk, os.path.join(logs, "sweep-javac.log"))
+                finally:
+                    open(f, "w").write(orig)
+                if rc != 0:
+                    print(f"- {path.split('/')[-1]}:{line} `{was}` -> `{now}`: javac failed", flush=True)
+                    continue
+                rc = sh([JAVA] + FLAGS + ["-cp", cp, "dev.threadpool.internal.OrderingPinTest", "--check"], wk,
+                        os.path.join(logs, "sweep-check.log"))
+                total += 1
+                caught += rc == 1
+                print(f"- {path.split('/')[-1]}:{line} `{was}` -> `{now}`: "
+                      f"{'caught' if rc == 1 else 'NOT caught (rc ' + str(rc) + ')'}", flush=True)
+    finally:
+        os.rename(mi + ".aside", mi)
+    print(f"sweep: the pin caught {caught} of {total} one-step weakenings")
 
 
 def sh(cmd, cwd, log):
@@ -157,6 +231,7 @@ def main():
     ap.add_argument("clone")
     ap.add_argument("--forks", type=int, default=20)
     ap.add_argument("--no-jcstress", action="store_true")
+    ap.add_argument("--sweep", action="store_true", help="every non-plain access, pin only")
     ap.add_argument("rows", nargs="*")
     a = ap.parse_intermixed_args()
     wk = os.path.abspath(a.clone)
@@ -175,6 +250,8 @@ def main():
     cp = os.path.join(wk, "target", "test-classes") + ":" + classes + ":" + deps
     rmw = os.path.join(logs, "PlainRmw.java")
     open(rmw, "w").write(PLAIN_RMW)
+    if a.sweep:
+        return sweep(wk, javac, classes, deps, rmw, logs)
     rows = [r for r in ROWS if not a.rows or r[0] in a.rows]
     print("| row | pin (OrderingPinTest) | jcstress detector: forks caught |")
     print("|---|---|---|")

@@ -77,6 +77,15 @@ class OrderingPinTest {
 
     @Test
     void everyOrderingCallIsPinned() throws IOException {
+        List<String> diffs = diffs();
+        assertTrue(diffs.isEmpty(), "The memory ordering of " + diffs.size() + " method(s) changed. A weakening breaks"
+                + " the pairing written at the access (docs/TESTING.md, \"Weakened orderings\"); a deliberate change"
+                + " updates src/test/resources/dev/threadpool/internal/ordering-pins.txt in the same commit:\n"
+                + String.join("\n", diffs));
+    }
+
+    /** Each pinned method whose ordering calls differ from the pin, and each method with calls but no pin. */
+    static List<String> diffs() throws IOException {
         Map<String, String> expected = readPins();
         Map<String, String> actual = new TreeMap<>();
         for (String c : PINNED) {
@@ -95,10 +104,7 @@ class OrderingPinTest {
                 diffs.add("  " + e.getKey() + " is not pinned; its line:\n    " + e.getKey() + ": " + e.getValue());
             }
         }
-        assertTrue(diffs.isEmpty(), "The memory ordering of " + diffs.size() + " method(s) changed. A weakening breaks"
-                + " the pairing written at the access (docs/TESTING.md, \"Weakened orderings\"); a deliberate change"
-                + " updates src/test/resources/dev/threadpool/internal/ordering-pins.txt in the same commit:\n"
-                + String.join("\n", diffs));
+        return diffs;
     }
 
     @Test
@@ -167,8 +173,16 @@ class OrderingPinTest {
         return pins;
     }
 
-    /** Prints the current pins (the file's body), for a deliberate update. */
+    /**
+     * Prints the current pins (the file's body), for a deliberate update; with {@code --check}, runs the pin's
+     * comparison instead and exits 1 on a difference (src/jcstress/weaken.py's sweep, one JVM per weakening).
+     */
     public static void main(String[] args) throws IOException {
+        if (args.length == 1 && args[0].equals("--check")) {
+            List<String> d = diffs();
+            System.out.println(d.isEmpty() ? "pin: unchanged" : "pin: CHANGED\n" + String.join("\n", d));
+            System.exit(d.isEmpty() ? 0 : 1);
+        }
         for (String c : PINNED) {
             orderingCalls(c).forEach((k, v) -> System.out.println(k + ": " + v));
         }
