@@ -70,7 +70,7 @@ ROWS = [
     ("freelist-pop-cas", S + "Freelist.java", "            if (Mem.casLong(h, Layout.FREE_HEAD_OFFSET, top, head((int) (top >>> 32) + 1, next))) {",
      "Mem.casLong", "dev.threadpool.internal.memory.PlainRmw.casLong", ["DescriptorTableTest.LastSlotTwoAcquirers"]),
     ("freelist-push-cas", S + "Freelist.java", "            if (Mem.casLong(h, Layout.FREE_HEAD_OFFSET, top, head((int) (top >>> 32) + 1, idx))) {",
-     "Mem.casLong", "dev.threadpool.internal.memory.PlainRmw.casLong", ["DescriptorTableTest.TwoAwaitersRelease"]),
+     "Mem.casLong", "dev.threadpool.internal.memory.PlainRmw.casLong", ["DescriptorTableTest.TwoReleases"]),
     ("table-start-cas", S + "DescriptorTable.java", "} else if (!Mem.casLong(table, d, c, (c & ~STATE_MASK) | RUNNING)) {",
      "Mem.casLong", "dev.threadpool.internal.memory.PlainRmw.casLong", ["DescriptorTableTest.StartVsCancel"]),
     ("table-cancel-cas", S + "DescriptorTable.java", "if (Mem.casLong(table, d, c, (c & ~STATE_MASK) | CANCELLED)) {",
