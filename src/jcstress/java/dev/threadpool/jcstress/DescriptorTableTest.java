@@ -40,6 +40,31 @@ public final class DescriptorTableTest {
     }
 
     @JCStressTest
+    @Description("Two threads give a slot back at once (two freelist pushes): the CAS on the tagged head keeps"
+            + " both. The arbiter then drains the freelist and counts what it got.")
+    @Outcome(id = "2", expect = Expect.ACCEPTABLE, desc = "both pushes landed: each CAS saw the other's head, or"
+            + " failed and retried")
+    @Outcome(expect = Expect.FORBIDDEN, desc = "a slot lost (one push overwrote the other's head) or handed out"
+            + " twice")
+    @State
+    public static class TwoReleases {
+        final DescriptorTable t = table(2);
+        final int a = t.acquire();
+        final int b = t.acquire(); // the freelist is empty now
+
+        @Actor public void first() { t.unreserve(a); }
+        @Actor public void second() { t.unreserve(b); }
+
+        @Arbiter
+        public void drain(I_Result r) {
+            int x = t.acquire();
+            int y = t.acquire();
+            int z = t.acquire(); // -1: only two slots exist
+            r.r1 = (x >= 0 ? 1 : 0) + (y >= 0 && y != x ? 1 : 0) + (z >= 0 ? 10 : 0);
+        }
+    }
+
+    @JCStressTest
     @Description("ABA: one thread acquires and gives back two slots while another acquires once; the tagged"
             + " head keeps the freelist intact. The arbiter then drains it: the three outcomes say which slot"
             + " the racer got and how many remained free (of 3).")

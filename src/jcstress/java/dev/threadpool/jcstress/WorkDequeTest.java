@@ -88,7 +88,7 @@ public final class WorkDequeTest {
     @JCStressTest
     @Description("Seed 002 Case 3 shape on the real deque: two entries, owner take() of the last-but-one vs a"
             + " thief that steals twice. The full fences in take and steal make 'entry 2 twice' impossible;"
-            + " WorkDequeNoFenceDemoTest runs the same race without take's fence.")
+            + " mutants.NoFenceDequeTest runs the same race without take's fence.")
     @Outcome(id = "2, 1, -1, 9", expect = Expect.ACCEPTABLE,
             desc = "owner took 2 first: the second steal saw top (t+1) == the lowered bottom: EMPTY")
     @Outcome(id = "2, 1, -2, 9", expect = Expect.ACCEPTABLE,

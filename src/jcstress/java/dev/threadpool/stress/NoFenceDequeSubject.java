@@ -3,7 +3,7 @@ package dev.threadpool.stress;
 import dev.threadpool.internal.memory.PoolMemory;
 import dev.threadpool.internal.queue.QueueEntry;
 import dev.threadpool.internal.queue.WorkDeque;
-import dev.threadpool.jcstress.NoFenceDeque;
+import dev.threadpool.jcstress.mutants.NoFenceDeque;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**

@@ -36,7 +36,7 @@ import java.lang.invoke.VarHandle;
  *   <li>The full fence in {@code take} and the one in {@code steal} form a Dekker pair: of the owner (store
  *       bottom, load top) and a thief (load top, load bottom), at least one sees the other. Without the
  *       owner's fence, x86 lets the top load pass the buffered bottom store and one entry comes out twice
- *       (seed 002 Case 3, reproduced by {@code WorkDequeNoFenceDemoTest}).</li>
+ *       (seed 002 Case 3, reproduced by {@code mutants.NoFenceDequeTest}).</li>
  *   <li>The CAS on {@code top} decides every steal and the owner's last entry: {@code top} only grows, so
  *       the 64-bit CAS has no ABA.</li>
  *   <li>The release fence in {@code push} publishes the slot before any later store of {@code bottom}

@@ -1,4 +1,4 @@
-package dev.threadpool.jcstress;
+package dev.threadpool.jcstress.mutants;
 
 import dev.threadpool.internal.memory.Mem;
 import dev.threadpool.internal.memory.PoolMemory;
@@ -9,10 +9,10 @@ import java.lang.foreign.MemorySegment;
 import java.lang.invoke.VarHandle;
 
 /**
- * DELIBERATELY BROKEN. Test-only copy of {@link WorkDeque} whose {@link #take()} lacks the full fence between
- * the bottom store and the top load: seed 002 Case 3 in Java. It exists only so that
- * {@code WorkDequeNoFenceDemoTest} and the {@code no-fence-deque} stress subject can show what that fence
- * prevents. Never use it for anything else.
+ * MUTANT of {@link WorkDeque} (DELIBERATELY BROKEN, test code only): a copy whose {@link #take()} lacks the full
+ * fence between the bottom store and the top load, seed 002 Case 3 in Java. {@link NoFenceDequeTest} (run by
+ * {@link MutantsCaught} in CI, which fails the build if the mutant survives) and the {@code no-fence-deque}
+ * stress subject show what that fence prevents. Never use it for anything else.
  *
  * <p>Everything else is the shipped algorithm with the same layout and access modes, minus growth: the array
  * has a fixed capacity and {@link #push} returns false when it is full, which keeps the copy short.
