@@ -11,8 +11,9 @@ import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.RecursiveAction;
 
 /**
- * What one join costs, on one worker, by that worker's CPU time: {@code FanoutBench.tree_join_fresh}'s tree (2^20
- * leaves, nodes created as the recursion goes, each node sums its children's counts) run inside one task, so
+ * What one join costs, on one worker, by that worker's CPU time: {@code FanoutBench.tree_join_fresh}'s tree (its
+ * own {@code FreshNode} and {@code FjFreshNode}: 2^20 leaves, nodes created as the recursion goes, each node sums
+ * its children's counts) run inside one task, so
  * nothing is stolen and nothing else runs there. CPU time, not wall time, so a busy box (a build beside it)
  * moves it little; and one worker, so what differs between JVMs is the worker's own code, not two workers'
  * interference. Not a JMH benchmark: a main, one JVM per line, printing the median over {@code runs} trees
@@ -58,10 +59,10 @@ public final class JoinCost {
                             @Override
                             protected void compute() {
                                 long c0 = MX.getCurrentThreadCpuTime();
-                                FjNode n = new FjNode(DEPTH);
-                                n.compute();
+                                FanoutBench.FjFreshNode n = new FanoutBench.FjFreshNode(DEPTH);
+                                n.compute(); // on this worker, as the measurements of entry 75 ran it
                                 cpu[0] = MX.getCurrentThreadCpuTime() - c0;
-                                cpu[1] = n.count;
+                                cpu[1] = n.leaves;
                             }
                         });
                         record(ms, i, cpu[0], cpu[1]);
@@ -78,10 +79,10 @@ public final class JoinCost {
                         WaitGroup done = new WaitGroup();
                         pool.submit(() -> {
                             long c0 = MX.getCurrentThreadCpuTime();
-                            Node n = new Node(pool, DEPTH);
+                            FanoutBench.FreshNode n = new FanoutBench.FreshNode(pool, DEPTH);
                             n.run();
                             cpu[0] = MX.getCurrentThreadCpuTime() - c0;
-                            cpu[1] = n.count;
+                            cpu[1] = n.leaves;
                         }, done);
                         if (!done.await(Duration.ofSeconds(60))) {
                             throw new IllegalStateException(side + ": a tree did not end within 60 s");
@@ -102,56 +103,6 @@ public final class JoinCost {
         }
         if (i >= WARMUP) {
             ms[i - WARMUP] = cpuNanos / 1e6;
-        }
-    }
-
-    /** Ours: {@code pool.join(new Node, new Node)}, as FanoutBench's FreshNode. */
-    private static final class Node implements Runnable {
-        final ThreadPool pool;
-        final int depth;
-        long count;
-
-        Node(ThreadPool pool, int depth) {
-            this.pool = pool;
-            this.depth = depth;
-        }
-
-        @Override
-        public void run() {
-            if (depth == 0) {
-                count = 1;
-                return;
-            }
-            Node l = new Node(pool, depth - 1);
-            Node r = new Node(pool, depth - 1);
-            try {
-                pool.join(l, r);
-            } catch (InterruptedException e) {
-                throw new IllegalStateException(e);
-            }
-            count = l.count + r.count;
-        }
-    }
-
-    /** FJP: {@code invokeAll(new FjNode, new FjNode)}, as FanoutBench's FjFreshNode. */
-    private static final class FjNode extends RecursiveAction {
-        final int depth;
-        long count;
-
-        FjNode(int depth) {
-            this.depth = depth;
-        }
-
-        @Override
-        protected void compute() {
-            if (depth == 0) {
-                count = 1;
-                return;
-            }
-            FjNode l = new FjNode(depth - 1);
-            FjNode r = new FjNode(depth - 1);
-            invokeAll(l, r);
-            count = l.count + r.count;
         }
     }
 

@@ -125,8 +125,8 @@ final class Joining {
      * while ForkJoinPool, whose tasks run behind a call C2 does not inline twice, ran at 19 in every JVM. A
      * method larger than {@code FreqInlineSize} (325 bytes of bytecode on x86-64 and AArch64) is never inlined,
      * so the owner's wait for a stolen half stays in this method rather than in one of its own: the join is
-     * then a call from the user's code, one shape in every JVM, and costs 23 ns against the inlined shapes'
-     * 22 at best. {@code JoinShapeTest} fails if this method shrinks below that size.
+     * then a call from the user's code, one shape in every JVM: 21-23 ns a join, where the inlined shapes ran
+     * 22 at best and 34 at worst. {@code JoinShapeTest} fails if this method shrinks below that size.
      */
     void joinAccepted(WorkerThread self, Runnable left, Runnable right) {
         final int d = self.joinDepth; // owner-only plain field: the frame of this join (JoinDeques, "Frames")
