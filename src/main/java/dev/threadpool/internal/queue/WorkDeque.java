@@ -66,7 +66,7 @@ import java.lang.invoke.VarHandle;
  * {@code atomic_store_explicit(&q->array, n, memory_order_release)}. Array {@code g} has
  * {@code initialCapacity << g} slots, so the mask follows from {@code g} too. The owner, which writes
  * {@code ARRAY}, keeps a plain copy of the current array's segment, address and mask in fields of its own and
- * never loads {@code ARRAY} back: a push and a take cost 3 ns less than through {@code ARRAY} and
+ * never loads {@code ARRAY} back: a push and a take cost about 1.5 ns less than through {@code ARRAY} and
  * {@code generations} (PERFORMANCE_TRACKING entry 75).
  *
  * <h2>Access: raw addresses for the owner's and the thieves' operations</h2>
@@ -182,7 +182,7 @@ public final class WorkDeque implements AutoCloseable {
      * fields, written by the constructor and by grow (the owner), read by push and take (the owner): the owner
      * wrote ARRAY itself, so it need not load it back, nor the array's address from generations behind it.
      * Thieves keep the acquire load of ARRAY. A hand-over of the owner role needs a happens-before edge
-     * ("Threads"), which carries these fields too. PERFORMANCE_TRACKING 75: 3 ns a push-and-take.
+     * ("Threads"), which carries these fields too. PERFORMANCE_TRACKING 75: about 1.5 ns a push-and-take.
      */
     private MemorySegment ownerArray;
     private long ownerArrayAddr;
@@ -289,7 +289,8 @@ public final class WorkDeque implements AutoCloseable {
 
     /**
      * Doubles the array: copies {@code [t, b)} to the same indices of a fresh array and publishes it. The old
-     * array stays allocated (retired) until {@link #close()}. Returns the new generation. Owner only; cold.
+     * array stays allocated (retired) until {@link #close()}, and the owner's copy names the new one. Owner
+     * only; cold.
      * Throws, with nothing changed, if the deque is at its maximum or the allocation fails: both come first.
      */
     private void grow(long t, long b) {
