@@ -174,8 +174,10 @@ class OrderingPinTest {
     }
 
     /**
-     * Prints the current pins (the file's body), for a deliberate update; with {@code --check}, runs the pin's
-     * comparison instead and exits 1 on a difference (src/jcstress/weaken.py's sweep, one JVM per weakening).
+     * Prints the pin file as it should be now (the committed file's header, then every method's line sorted as
+     * the file keeps them), for a deliberate update: redirect it into ordering-pins.txt. With {@code --check},
+     * runs the pin's comparison instead and exits 1 on a difference (src/jcstress/weaken.py's sweep, one JVM per
+     * weakening).
      */
     public static void main(String[] args) throws IOException {
         if (args.length == 1 && args[0].equals("--check")) {
@@ -183,8 +185,19 @@ class OrderingPinTest {
             System.out.println(d.isEmpty() ? "pin: unchanged" : "pin: CHANGED\n" + String.join("\n", d));
             System.exit(d.isEmpty() ? 0 : 1);
         }
-        for (String c : PINNED) {
-            orderingCalls(c).forEach((k, v) -> System.out.println(k + ": " + v));
+        try (InputStream in = OrderingPinTest.class.getResourceAsStream("ordering-pins.txt")) {
+            if (in != null) {
+                for (String line : new String(in.readAllBytes(), StandardCharsets.UTF_8).split("\n")) {
+                    if (line.startsWith("#")) {
+                        System.out.println(line);
+                    }
+                }
+            }
         }
+        Map<String, String> now = new TreeMap<>();
+        for (String c : PINNED) {
+            now.putAll(orderingCalls(c));
+        }
+        now.forEach((k, v) -> System.out.println(k + ": " + v));
     }
 }
