@@ -158,17 +158,22 @@ class OrderingPinTest {
                 || STEP_OWNERS.contains(owner) && STEP_NAME.matcher(name).matches();
     }
 
-    static Map<String, String> readPins() throws IOException {
-        Map<String, String> pins = new TreeMap<>();
+    /** The committed pin file's lines (its copy on the test class path). */
+    static List<String> pinFileLines() throws IOException {
         try (InputStream in = OrderingPinTest.class.getResourceAsStream("ordering-pins.txt")) {
             assertNotNull(in, "ordering-pins.txt next to OrderingPinTest in src/test/resources");
-            for (String line : new String(in.readAllBytes(), StandardCharsets.UTF_8).split("\n")) {
-                if (line.isBlank() || line.startsWith("#")) {
-                    continue;
-                }
-                int sep = line.indexOf(": ");
-                pins.put(line.substring(0, sep), line.substring(sep + 2));
+            return List.of(new String(in.readAllBytes(), StandardCharsets.UTF_8).split("\n"));
+        }
+    }
+
+    static Map<String, String> readPins() throws IOException {
+        Map<String, String> pins = new TreeMap<>();
+        for (String line : pinFileLines()) {
+            if (line.isBlank() || line.startsWith("#")) {
+                continue;
             }
+            int sep = line.indexOf(": ");
+            pins.put(line.substring(0, sep), line.substring(sep + 2));
         }
         return pins;
     }
@@ -185,15 +190,7 @@ class OrderingPinTest {
             System.out.println(d.isEmpty() ? "pin: unchanged" : "pin: CHANGED\n" + String.join("\n", d));
             System.exit(d.isEmpty() ? 0 : 1);
         }
-        try (InputStream in = OrderingPinTest.class.getResourceAsStream("ordering-pins.txt")) {
-            if (in != null) {
-                for (String line : new String(in.readAllBytes(), StandardCharsets.UTF_8).split("\n")) {
-                    if (line.startsWith("#")) {
-                        System.out.println(line);
-                    }
-                }
-            }
-        }
+        pinFileLines().stream().filter(line -> line.startsWith("#")).forEach(System.out::println);
         Map<String, String> now = new TreeMap<>();
         for (String c : PINNED) {
             now.putAll(orderingCalls(c));

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.sun.management.HotSpotDiagnosticMXBean;
 import java.io.InputStream;
+import java.lang.classfile.Attributes;
 import java.lang.classfile.ClassFile;
 import java.lang.classfile.ClassModel;
 import java.lang.classfile.MethodModel;
@@ -32,7 +33,7 @@ class JoinShapeTest {
         int codeLength = -1;
         for (MethodModel m : model.methods()) {
             if (m.methodName().equalsString("joinAccepted")) {
-                codeLength = m.findAttribute(java.lang.classfile.Attributes.code())
+                codeLength = m.findAttribute(Attributes.code())
                         .map(CodeAttribute::codeLength).orElse(-1);
             }
         }
