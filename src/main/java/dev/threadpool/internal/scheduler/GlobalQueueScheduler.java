@@ -199,6 +199,11 @@ final class GlobalQueueScheduler implements Scheduler {
     }
 
     @Override
+    public WakeCoalescer wakeCoalescer() {
+        return wake;
+    }
+
+    @Override
     public void searching(int i, boolean on) {
         if (on) {
             wake.beginSearch();

@@ -76,6 +76,11 @@ final class JoinAwareScheduler implements Scheduler {
     }
 
     @Override
+    public WakeCoalescer wakeCoalescer() {
+        return topology.wakeCoalescer();
+    }
+
+    @Override
     public void searching(int i, boolean on) {
         topology.searching(i, on);
     }

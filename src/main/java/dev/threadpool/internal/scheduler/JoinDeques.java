@@ -59,10 +59,20 @@ import java.util.concurrent.locks.LockSupport;
  * frame is never offered twice, and the deque never holds more entries than the worker has frames: it is
  * created with exactly that capacity and never grows.
  *
+ * <h2>Demand: owners waiting for a stolen half</h2>
+ * {@code WAITERS} counts the owners that wait for a stolen half and found nothing to help with (Joining, "Offer
+ * on demand"): a busy worker reads it at each join that would not otherwise offer its half, and offers when it
+ * is not zero, so the waiting owner gets something of its thief's to run. A hint, not a handshake: a half not
+ * offered is run by its owner.
+ *
  * <h2>Layout (off-heap words)</h2>
  * <pre>
- *   WORD  long @ idx * WORD_LENGTH     completion word of frame idx (see above), not padded: a frame is used
- *                                      by one owner and at most one thief at a time
+ *   WAITERS  long @0                           owners waiting with nothing to help (getAndAdd +1 / -1 by
+ *                                              the waiting owner; opaque load by every joining worker), alone
+ *                                              on its line: written once per stolen half that outlasts its
+ *                                              owner's left half, read per join
+ *   WORD     long @FRAMES + idx * WORD_LENGTH  completion word of frame idx (see above), not padded: a frame
+ *                                              is used by one owner and at most one thief at a time
  * </pre>
  *
  * <h2>Layout of the on-heap halves: a gap before each worker's frames</h2>
@@ -82,11 +92,19 @@ public final class JoinDeques implements AutoCloseable {
     /** Off-heap layout of the completion words. */
     public static final class Layout {
         public static final long WORD_LENGTH = Long.BYTES;
+        public static final long WAITERS_OFFSET = 0;
+        /** The frames' words start on the line after WAITERS. */
+        public static final long FRAMES_OFFSET = CacheLine.PAD;
 
         private Layout() {}
 
         public static long word(int idx) {
-            return WORD_LENGTH * idx;
+            return FRAMES_OFFSET + WORD_LENGTH * idx;
+        }
+
+        /** Bytes of the words block for {@code frames} frames. */
+        public static long wordsLength(int frames) {
+            return FRAMES_OFFSET + WORD_LENGTH * frames;
         }
 
         /** References left empty before each worker's halves and after the last worker's: {@link CacheLine#REF_GAP}. */
@@ -144,7 +162,7 @@ public final class JoinDeques implements AutoCloseable {
         this.framesPerWorker = framesPerWorker;
         this.framesShift = Integer.numberOfTrailingZeros(framesPerWorker);
         int frames = workers * framesPerWorker;
-        this.words = memory.allocate("join frame words", Layout.WORD_LENGTH * frames);
+        this.words = memory.allocate("join frame words", Layout.wordsLength(frames));
         this.halves = new Runnable[Layout.halvesLength(workers, framesShift)];
         this.failures = new Throwable[frames];
         this.owners = new Thread[workers];
@@ -347,6 +365,16 @@ public final class JoinDeques implements AutoCloseable {
     // =====================================================================================================
     // ANY THREAD
     // =====================================================================================================
+
+    /** An owner begins ({@code +1}) or ends ({@code -1}) a wait with nothing to help with (class comment, "Demand"). */
+    public void waiting(int delta) {
+        Mem.getAndAddLong(words, Layout.WAITERS_OFFSET, delta); // atomic: several owners count at once
+    }
+
+    /** Owners waiting with nothing to help with now: opaque, a hint (class comment, "Demand"). */
+    public long waiters() {
+        return Mem.getLongOpaque(words, Layout.WAITERS_OFFSET);
+    }
 
     /** Whether worker {@code v}'s deque holds an entry (volatile loads of top and bottom). */
     public boolean nonEmpty(int v) {

@@ -13,6 +13,8 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <pre>
  *   on worker w:  accepting? (else PoolShutdownException, as submit)
+ *                 n = w's join nesting; n >= EAGER_LEVELS and nobody wants work: run left, then right, inline;
+ *                 nothing else ("Offer on demand")
  *                 d = w's join depth; idx = frame(w, d) (d past the frames, or the frame held by an abandoned
  *                 half: run left, then right, inline; nothing else)
  *                 offer right: halves[idx], push idx on w's join deque; deque was empty:
@@ -26,7 +28,20 @@ import java.util.concurrent.locks.LockSupport;
  *                 waiting owners (joinAccepted) steal from a join deque's top: markStolen, run, complete
  * </pre>
  *
- * <h2>Cost of the path nobody steals from</h2>
+ * <h2>Offer on demand</h2>
+ * Offering is most of a join's cost (the half's reference stored into an old-generation array, with G1's
+ * post-write barrier and its fence; the push; the take's full fence), and in a running tree nearly every offered
+ * half is taken back by its owner. So a join with {@link #EAGER_LEVELS} or more joins open below it on its
+ * worker's stack ({@code WorkerThread.joinNest}) offers only while some worker wants work ({@link #wanted}: a
+ * searching worker, a parked stealer, or an owner waiting for its stolen half with nothing to help with,
+ * {@link JoinDeques#waiters}); otherwise it runs left, then right, on this stack and writes nothing shared. The
+ * top levels of a root and of every stolen half always offer: they hold the big pieces, and a coarse user join
+ * must reach a worker that frees up later. A join that did not offer is the inline case that exists anyway, so
+ * exactly-once needs nothing new; the loads are hints, and a miss costs parallelism until the owner's next join.
+ * BUSY_SPIN offers every half (its idle workers are not counted as searching). Acar, Charguéraud and Rainey's
+ * private deques (PPoPP 2013), with the demand read from words the pool keeps anyway.
+ *
+ * <h2>Cost of the path nobody steals from (an offered half)</h2>
  * One admission load, the frame from the worker's own depth field (no cache, no freelist: JoinDeques,
  * "Frames"), a plain load and a plain store of the half's reference, the push (plain and release stores), one
  * volatile load of the idle mask when the deque was empty before, the take (a full fence, the Chase–Lev
@@ -65,6 +80,12 @@ final class Joining {
     /** Park while the thief has not yet named itself (no PARKED: bounded, see JoinDeques.tryMarkParked). */
     private static final long PARK_UNNAMED_NANOS = 20_000L;
 
+    /**
+     * Joins nested less deeply than this on one worker's stack always offer their half (class comment, "Offer on
+     * demand"): the top of every root and of every stolen half, where the big pieces are.
+     */
+    static final int EAGER_LEVELS = 4;
+
     private final JoinDeques joins;
     /** {@link JoinDeques#framesPerWorker}: joins nested deeper on one worker run inline. */
     private final int framesPerWorker;
@@ -73,14 +94,24 @@ final class Joining {
     private final PoolCounters counters;
     /** Workers that steal join halves when idle: every base worker ({@link #stealers(int)}). */
     private final long stealers;
+    /** The searching count of the topology (demand, with the idle mask and {@link JoinDeques#waiters}). */
+    private final WakeCoalescer searching;
+    /**
+     * Whether joins below {@link #EAGER_LEVELS} offer on demand only. False under BUSY_SPIN, whose idle workers
+     * spin without being counted as searching (Idle): there every join offers its half.
+     */
+    private final boolean onDemand;
 
-    Joining(JoinDeques joins, Lifecycle lifecycle, ParkingLot parking, PoolCounters counters, long stealers) {
+    Joining(JoinDeques joins, Lifecycle lifecycle, ParkingLot parking, PoolCounters counters, long stealers,
+            WakeCoalescer searching, boolean onDemand) {
         this.joins = joins;
         this.framesPerWorker = joins.framesPerWorker();
         this.lifecycle = lifecycle;
         this.parking = parking;
         this.counters = counters;
         this.stealers = stealers;
+        this.searching = searching;
+        this.onDemand = onDemand;
     }
 
     /** Whether worker {@code w} steals join halves (idle, or helping). */
@@ -129,15 +160,20 @@ final class Joining {
      * 22 at best and 34 at worst. {@code JoinShapeTest} fails if this method shrinks below that size.
      */
     void joinAccepted(WorkerThread self, Runnable left, Runnable right) {
+        final int n = self.joinNest; // owner-only plain field: joins open on this stack, offered or not
+        if (n >= EAGER_LEVELS && onDemand && !wanted()) {
+            runBothHere(self, n, left, right); // nobody wants work: offer nothing ("Offer on demand")
+            return;
+        }
         final int d = self.joinDepth; // owner-only plain field: the frame of this join (JoinDeques, "Frames")
         if (d >= framesPerWorker) {
-            runBothInline(left, right); // nested deeper than the frames: right after left, on this stack
+            runBothHere(self, n, left, right); // nested deeper than the frames: right after left, on this stack
             return;
         }
         final int w = self.index;
         final int idx = joins.frame(w, d);
         if (!joins.frameFree(idx) && !joins.tryReclaim(idx)) {
-            runBothInline(left, right); // an abandoned half still holds the frame (JoinDeques): never offer twice
+            runBothHere(self, n, left, right); // an abandoned half holds the frame (JoinDeques): never offer twice
             return;
         }
         long before = joins.offer(w, idx, right); // never grows: at most framesPerWorker entries (JoinDeques)
@@ -147,6 +183,7 @@ final class Joining {
         Throwable first = null;
         Throwable second = null;
         self.joinDepth = d + 1; // joins inside left, and helping while we wait, use the frames above ours
+        self.joinNest = n + 1;
         try {
             try {
                 left.run();
@@ -169,6 +206,7 @@ final class Joining {
                 // The half was stolen: wait until its thief completed it, running the thief's own halves
                 // meanwhile (leapfrogging, class comment). Keeps the interrupt status; never throws.
                 boolean interrupted = false;
+                boolean waiting = false; // counted in WAITERS: the thief offers its next half ("Offer on demand")
                 int spins = 0;
                 for (;;) {
                     long word = joins.word(idx); // acquire: DONE makes the thief's run and failure visible
@@ -182,6 +220,10 @@ final class Joining {
                             runStolenNested(self, thief, mine);
                             spins = 0;
                             continue;
+                        }
+                        if (!waiting && onDemand) {
+                            waiting = true;
+                            joins.waiting(1); // getAndAdd: the thief's next join reads it and offers
                         }
                     }
                     if (++spins < SPINS) {
@@ -199,6 +241,9 @@ final class Joining {
                         }
                     }
                 }
+                if (waiting) {
+                    joins.waiting(-1);
+                }
                 if (interrupted) {
                     Thread.currentThread().interrupt();
                 }
@@ -206,6 +251,7 @@ final class Joining {
             }
         } finally {
             self.joinDepth = d; // also when the pool's own code threw (an Error): see runAbandoned
+            self.joinNest = n;
         }
         if (first != null || second != null) {
             throw failure(first, second);
@@ -228,9 +274,11 @@ final class Joining {
         }
     }
 
-    private static void runBothInline(Runnable left, Runnable right) {
+    /** Both halves on this stack, left first, nothing offered; {@code n}: the caller's {@code joinNest}. */
+    private static void runBothHere(WorkerThread self, int n, Runnable left, Runnable right) {
         Throwable first = null;
         Throwable second = null;
+        self.joinNest = n + 1; // restored below: both runs catch everything
         try {
             left.run();
         } catch (Throwable t) {
@@ -241,9 +289,21 @@ final class Joining {
         } catch (Throwable t) {
             second = t;
         }
+        self.joinNest = n;
         if (first != null || second != null) {
             throw failure(first, second);
         }
+    }
+
+    /**
+     * Whether some worker wants work now (class comment, "Offer on demand"): one searching, a stealer parked,
+     * or an owner waiting for its stolen half with nothing to help with. Three loads of lines that are written
+     * only when a worker starts or ends a search, a park or such a wait; hints, not a handshake.
+     */
+    private boolean wanted() {
+        return searching.searchers() != 0 // opaque: pairs with nothing (a miss costs parallelism only)
+                || (parking.idleMask() & stealers) != 0 // volatile load: a parked stealer, woken by the offer
+                || joins.waiters() != 0; // opaque
     }
 
     /** The join's exception: a join failure passing through is rethrown as it is; else a new one. */
@@ -389,5 +449,9 @@ final class Joining {
 
     JoinDeques joinsForTest() {
         return joins;
+    }
+
+    boolean wantedForTest() {
+        return wanted();
     }
 }

@@ -224,6 +224,11 @@ final class LaneScheduler implements Scheduler {
     }
 
     @Override
+    public WakeCoalescer wakeCoalescer() {
+        return defaults.wakeCoalescer(); // searching() goes to the default lane's topology
+    }
+
+    @Override
     public void searching(int i, boolean on) {
         defaults.searching(i, on);
     }

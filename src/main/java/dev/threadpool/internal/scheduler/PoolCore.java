@@ -1,5 +1,6 @@
 package dev.threadpool.internal.scheduler;
 
+import dev.threadpool.IdleStrategy;
 import dev.threadpool.PoolBusyException;
 import dev.threadpool.PoolConfig;
 import dev.threadpool.PoolStats;
@@ -200,7 +201,9 @@ public final class PoolCore {
             Scheduler idleView = new JoinAwareScheduler(scheduler, joinDeques, stealers);
             this.lifecycle = new Lifecycle(config.threadNamePrefix(), memory, counters, table, slotTable, idleView,
                     parking, space, ringSpace, snapshot, workers, watchdog, errors);
-            this.joining = new Joining(joinDeques, lifecycle, parking, counters, stealers);
+            // BUSY_SPIN's idle workers are not counted as searching (Idle): its joins offer every half
+            this.joining = new Joining(joinDeques, lifecycle, parking, counters, stealers, scheduler.wakeCoalescer(),
+                    config.idleStrategy() != IdleStrategy.BUSY_SPIN);
             Idle idle = new Idle(idleView, parking, slotTable, counters, lifecycle, times, config.idleStrategy(),
                     config.spinBeforePark().toNanos(), config.idleWindow().toNanos(), scratch,
                     config.scratchIdlePurge().toNanos(), timestamps, wakeHist);

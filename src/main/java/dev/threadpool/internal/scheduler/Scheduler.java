@@ -128,6 +128,12 @@ interface Scheduler {
     void searching(int i, boolean on);
 
     /**
+     * The coalescer that counts this topology's searching workers ({@link #searching}): read by
+     * {@code Joining}'s demand check, once per join that would not otherwise offer its half.
+     */
+    WakeCoalescer wakeCoalescer();
+
+    /**
      * Removes one entry from any queue, from any thread (the CANCEL_PENDING sweep); EMPTY when all are empty. For
      * {@link QueueEntry#CARRIED} the task and its group go to {@code taken[0]} and {@code taken[1]}.
      */

@@ -112,6 +112,14 @@ public final class WakeCoalescer {
     }
 
     /**
+     * Workers searching now: an opaque load, a hint and no handshake (Joining's demand check: a half that is not
+     * offered because this read 0 is run by its owner, so nothing waits on it).
+     */
+    public long searchers() {
+        return Mem.getLongOpaque(seg, Layout.SEARCHING_OFFSET);
+    }
+
+    /**
      * After a publish: wakes one parked worker unless a searcher is bound to see the entry (see Rule); true
      * when it woke one. The caller's publish must be seq_cst or followed by a full fence.
      */

@@ -485,6 +485,11 @@ final class WorkStealingScheduler implements Scheduler {
     }
 
     @Override
+    public WakeCoalescer wakeCoalescer() {
+        return wake;
+    }
+
+    @Override
     public void searching(int i, boolean on) {
         if (on) {
             states[i].owesWake = true; // plain: owner-only (called from worker i's thread)

@@ -22,6 +22,11 @@ public final class WorkerThread extends Thread {
      */
     int joinDepth;
     /**
+     * Joins of this worker open on its stack, offered or not (Joining, "Offer on demand"): the first
+     * {@code Joining.EAGER_LEVELS} always offer. Owner-only, plain; changed only by Joining, which restores it.
+     */
+    int joinNest;
+    /**
      * The task and group of the carried entry ({@code QueueEntry.CARRIED}) this worker popped last, handed over
      * by {@code BoundedRing.tryPop(Object[])}; cleared by {@code WorkerLoop.runCarried} before it runs the task.
      * Owner-only.

@@ -101,7 +101,7 @@ class RefGapLayoutTest {
                 }
             }
             joins.close(); // the deques go back; the words block is the arena's until it closes
-            assertEquals(PoolMemory.countedSize(JoinDeques.Layout.WORD_LENGTH * 12), memory.liveBytes() - before,
+            assertEquals(PoolMemory.countedSize(JoinDeques.Layout.wordsLength(12)), memory.liveBytes() - before,
                     "only the completion words are still counted");
         }
     }
