@@ -84,7 +84,7 @@ final class Joining {
      * Joins nested less deeply than this on one worker's stack always offer their half (class comment, "Offer on
      * demand"): the top of every root and of every stolen half, where the big pieces are.
      */
-    static final int EAGER_LEVELS = 4;
+    static final int EAGER_LEVELS = 8;
 
     private final JoinDeques joins;
     /** {@link JoinDeques#framesPerWorker}: joins nested deeper on one worker run inline. */
