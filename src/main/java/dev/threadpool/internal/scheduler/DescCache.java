@@ -22,7 +22,8 @@ import java.lang.foreign.MemorySegment;
  *               idx = slots[--count]; reserve(idx)            (FREE -> gen + 1, RESERVED, as acquire();
  *                                                              a used-up slot is retired: drop it, pop again)
  *   push(idx):  idx FREE and owned by the caller
- *               full? spill: releaseBatch(oldest 16) with ONE CAS, keep the newest 16
+ *               full (limit, 32 unless sized smaller)? spill: releaseBatch(oldest half) with ONE CAS, keep
+ *               the newest half
  *               slots[count++] = idx
  *   drainAll(): releaseBatch(all) with ONE CAS; count = 0
  * </pre>
@@ -82,8 +83,6 @@ public final class DescCache {
     /** Off-heap layout of one cache (see the class comment). */
     public static final class Layout {
         public static final int CAPACITY = 32;
-        /** Slots moved back to the freelist when a push finds the cache full. */
-        public static final int SPILL = CAPACITY / 2;
         public static final long COUNT_OFFSET = 0;
         public static final long SLOTS_OFFSET = 8;
         public static final long SLOT_LENGTH = 4;
@@ -98,18 +97,21 @@ public final class DescCache {
 
     private final DescriptorTable table;
     private final MemorySegment seg;
-    /** Most slots one refill takes from the freelist, in [1, CAPACITY]. */
+    /** Most slots one refill takes from the freelist, in [1, limit]. */
     private final int refillMax;
+    /** Most slots this cache holds, a power of two in [2, CAPACITY]: a push that finds it full spills half. */
+    private final int limit;
 
-    private DescCache(DescriptorTable table, MemorySegment seg, int refillMax) {
+    private DescCache(DescriptorTable table, MemorySegment seg, int refillMax, int limit) {
         this.table = table;
         this.seg = seg;
         this.refillMax = refillMax;
+        this.limit = limit;
     }
 
     /** One cache in its own block. */
     public DescCache(PoolMemory memory, String purpose, DescriptorTable table) {
-        this(table, memory.allocate(purpose, Layout.STRIDE), Layout.CAPACITY);
+        this(table, memory.allocate(purpose, Layout.STRIDE), Layout.CAPACITY, Layout.CAPACITY);
     }
 
     /** {@code count} caches in one block (one allocation for all workers or all submitter slots). */
@@ -123,19 +125,38 @@ public final class DescCache {
      */
     public static DescCache[] allocateArray(PoolMemory memory, String purpose, DescriptorTable table, int count,
             int refillMax) {
+        return allocateArray(memory, purpose, table, count, refillMax, Layout.CAPACITY);
+    }
+
+    /**
+     * As {@link #allocateArray(PoolMemory, String, DescriptorTable, int, int)}, each cache holding at most
+     * {@code limit} slots (a power of two in [2, {@link Layout#CAPACITY}]; a full one spills {@code limit / 2}):
+     * smaller caches for many owners of a small table (Slots, "worker caches sized by capacity over workers").
+     */
+    public static DescCache[] allocateArray(PoolMemory memory, String purpose, DescriptorTable table, int count,
+            int refillMax, int limit) {
         if (count < 1) {
             throw new IllegalArgumentException("count must be >= 1: count=" + count);
         }
-        if (refillMax < 1 || refillMax > Layout.CAPACITY) {
-            throw new IllegalArgumentException("refillMax must be in [1, " + Layout.CAPACITY + "]: refillMax="
+        if (limit < 2 || limit > Layout.CAPACITY || Integer.bitCount(limit) != 1) {
+            throw new IllegalArgumentException("limit must be a power of two in [2, " + Layout.CAPACITY + "]: limit="
+                    + limit);
+        }
+        if (refillMax < 1 || refillMax > limit) {
+            throw new IllegalArgumentException("refillMax must be in [1, limit=" + limit + "]: refillMax="
                     + refillMax);
         }
         MemorySegment block = memory.allocate(purpose, Layout.STRIDE * count);
         DescCache[] out = new DescCache[count];
         for (int i = 0; i < count; i++) {
-            out[i] = new DescCache(table, block.asSlice(Layout.STRIDE * i, Layout.STRIDE), refillMax);
+            out[i] = new DescCache(table, block.asSlice(Layout.STRIDE * i, Layout.STRIDE), refillMax, limit);
         }
         return out;
+    }
+
+    /** Most slots this cache holds. */
+    public int limit() {
+        return limit;
     }
 
     /**
@@ -202,11 +223,12 @@ public final class DescCache {
         }
         final MemorySegment s = seg;
         int n = Mem.getIntPlain(s, Layout.COUNT_OFFSET);
-        if (n == Layout.CAPACITY) {
-            table.releaseBatch(s, Layout.SLOTS_OFFSET, Layout.SPILL); // one CAS for the oldest half
-            MemorySegment.copy(s, Layout.slot(Layout.SPILL), s, Layout.SLOTS_OFFSET,
-                    Layout.SLOT_LENGTH * (Layout.CAPACITY - Layout.SPILL));
-            n = Layout.CAPACITY - Layout.SPILL;
+        final int full = limit;
+        if (n == full) {
+            final int spill = full >>> 1;
+            table.releaseBatch(s, Layout.SLOTS_OFFSET, spill); // one CAS for the oldest half
+            MemorySegment.copy(s, Layout.slot(spill), s, Layout.SLOTS_OFFSET, Layout.SLOT_LENGTH * (full - spill));
+            n = full - spill;
         }
         Mem.setIntPlain(s, Layout.slot(n), idx);
         Mem.setIntPlain(s, Layout.COUNT_OFFSET, n + 1);

@@ -44,13 +44,25 @@ import java.util.function.IntConsumer;
  * A waiter that registers just after a release chose the cache still makes progress: its park is capped
  * ({@code SpaceWaiters.PARK_CAP_NANOS}), every later release goes to the freelist, and an idle pool has
  * flushed every worker cache. The caches are only built when {@code queueCapacity} can spare them
- * ({@link #workerCachesFit}, {@link #submitterRefill}), so a small pool behaves exactly as without them.
+ * ({@link #workerCacheLimit}, {@link #submitterRefill}), so a small pool behaves exactly as without them.
+ *
+ * <h2>Worker caches sized by capacity over workers</h2>
+ * All worker caches together hold at most a quarter of the descriptors: each holds up to
+ * {@link #workerCacheLimit} = the largest power of two at most {@code min(32, queueCapacity / (4 x workers))}
+ * (32 up to 32 workers with the default capacity of 4096; 16 at 64). Caches were all-or-nothing before: at 33
+ * workers with the default capacity they switched off, and every descriptor then cost a CAS on the freelist head
+ * to take and another to give back (issue 48's cliff). A smaller cache refills and spills in smaller batches: at
+ * limit L a worker that only takes pays one CAS per L descriptors, one that only gives back one per L / 2, and
+ * one that does both (a worker running its own submits) none at steady state. Below a limit of
+ * {@link #MIN_WORKER_CACHE} the caches are not built.
  */
 final class Slots {
     /** Marks a submit that comes from no registered submitter. */
     static final int NO_SUBMITTER = -1;
     /** Worker caches may hold at most 1/WORKER_CACHE_SHARE of the descriptors in all; so may submitter caches. */
     private static final int WORKER_CACHE_SHARE = 4;
+    /** Smallest worker cache worth building: spills of 4, refills of up to 8. */
+    static final int MIN_WORKER_CACHE = 8;
     /** How long purgeWorkerCaches waits for every worker to flush its cache. */
     private static final long PURGE_WAIT_NANOS = 5_000_000_000L;
     /** How long purgeWorkerCaches parks between two looks at a worker's cache. */
@@ -68,7 +80,7 @@ final class Slots {
     private final SlotSignal[] signals;
     /**
      * One descriptor cache per worker slot, or null when {@code queueCapacity} is too small to spare them
-     * ({@link #workerCachesFit}). Each is touched only by its worker's thread.
+     * ({@link #workerCacheLimit}). Each is touched only by its worker's thread.
      */
     private final DescCache[] workerCaches;
     /** One acquire-only descriptor cache per submitter slot (refills of {@link #submitterRefill}), or null. */
@@ -86,8 +98,9 @@ final class Slots {
         this.table = table;
         this.space = space;
         this.timestamps = timestamps;
-        this.workerCaches = workerCachesFit(capacity, workerSlots)
-                ? DescCache.allocateArray(memory, "worker descriptor caches", table, workerSlots)
+        int limit = workerCacheLimit(capacity, workerSlots);
+        this.workerCaches = limit > 0
+                ? DescCache.allocateArray(memory, "worker descriptor caches", table, workerSlots, limit, limit)
                 : null;
         int refill = submitterRefill(capacity);
         this.submitterCaches = refill >= 2
@@ -99,9 +112,17 @@ final class Slots {
         this.signals = new SlotSignal[capacity];
     }
 
-    /** True when every worker may cache a full DescCache and still hold at most a quarter of the table. */
-    static boolean workerCachesFit(int capacity, int workerSlots) {
-        return (long) capacity >= (long) WORKER_CACHE_SHARE * DescCache.Layout.CAPACITY * workerSlots;
+    /**
+     * Slots each worker cache may hold so that all of them hold at most a quarter of the table: the largest
+     * power of two at most {@code min(32, capacity / (4 x workerSlots))}, or 0 (no worker caches) below
+     * {@link #MIN_WORKER_CACHE} (class comment, "Worker caches sized by capacity over workers").
+     */
+    static int workerCacheLimit(int capacity, int workerSlots) {
+        long share = (long) capacity / ((long) WORKER_CACHE_SHARE * workerSlots);
+        if (share < MIN_WORKER_CACHE) {
+            return 0;
+        }
+        return Integer.highestOneBit((int) Math.min(DescCache.Layout.CAPACITY, share));
     }
 
     /** Refill size of a submitter cache: all 64 together hold at most a quarter of the table. */

@@ -124,6 +124,62 @@ class DescCacheTest {
     }
 
     @Test
+    void aSizedCacheRefillsSpillsAndHoldsAtMostItsLimit() {
+        DescriptorTable t = table(64);
+        DescCache c = DescCache.allocateArray(mem, "sized", t, 1, 8, 8)[0];
+        assertEquals(8, c.limit());
+        List<Integer> held = new ArrayList<>();
+        held.add(c.pop());
+        assertEquals(7, c.count(), "a refill takes at most the limit");
+        assertEquals(63, t.countFree(), "the 7 cached slots count as free, the one popped does not");
+        for (int i = 1; i < 9; i++) held.add(c.pop()); // the ninth comes from a second refill
+        c.drainAll();
+        for (int i = 0; i < 8; i++) {
+            t.freeReserved(held.get(i));
+            c.push(held.get(i));
+        }
+        assertEquals(8, c.count());
+        int before = t.countFree();
+        t.freeReserved(held.get(8));
+        c.push(held.get(8));
+        assertEquals(5, c.count(), "a full cache of 8 spills its oldest 4, keeps 4, then takes the one pushed");
+        assertEquals(before + 1, t.countFree(), "spilling moves slots, it does not free or lose any");
+        for (int i = 3; i >= 0; i--) assertEquals(held.get(i), t.acquire(), "the oldest half, with one CAS");
+        for (int i = 8; i >= 4; i--) assertEquals(held.get(i), c.pop());
+    }
+
+    @Test
+    void sizedCachesValidateTheirLimit() {
+        DescriptorTable t = table(64);
+        IllegalArgumentException notPow2 = assertThrows(IllegalArgumentException.class,
+                () -> DescCache.allocateArray(mem, "bad", t, 1, 4, 12));
+        assertEquals("limit must be a power of two in [2, 32]: limit=12", notPow2.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> DescCache.allocateArray(mem, "bad", t, 1, 4, 64));
+        IllegalArgumentException refill = assertThrows(IllegalArgumentException.class,
+                () -> DescCache.allocateArray(mem, "bad", t, 1, 16, 8));
+        assertEquals("refillMax must be in [1, limit=8]: refillMax=16", refill.getMessage());
+    }
+
+    /** Issue 48's cliff: worker caches shrink with capacity over workers instead of switching off at 33. */
+    @Test
+    void workerCachesShrinkWithCapacityOverWorkersWithoutACliff() {
+        assertEquals(32, Slots.workerCacheLimit(4096, 2));
+        assertEquals(32, Slots.workerCacheLimit(4096, 32));
+        assertEquals(16, Slots.workerCacheLimit(4096, 33), "no cliff at 33 workers");
+        assertEquals(16, Slots.workerCacheLimit(4096, 64));
+        assertEquals(8, Slots.workerCacheLimit(4096, 128));
+        assertEquals(0, Slots.workerCacheLimit(4096, 129), "below 8 a slot each is not worth a cache");
+        assertEquals(8, Slots.workerCacheLimit(64, 2));
+        assertEquals(0, Slots.workerCacheLimit(63, 2));
+        for (int workers = 1; workers <= 256; workers++) {
+            int limit = Slots.workerCacheLimit(4096, workers);
+            assertTrue((long) limit * workers * 4 <= 4096, "all worker caches hold at most a quarter: " + workers);
+            assertTrue(limit == 0 || limit >= Slots.workerCacheLimit(4096, workers + 1),
+                    "the limit never grows with the workers");
+        }
+    }
+
+    @Test
     void drainAllKeepsCountFreeExact() {
         DescriptorTable t = table(40);
         DescCache[] caches = DescCache.allocateArray(mem, "caches", t, 3);
