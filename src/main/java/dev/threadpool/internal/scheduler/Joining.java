@@ -157,7 +157,8 @@ final class Joining {
      * method larger than {@code FreqInlineSize} (325 bytes of bytecode on x86-64 and AArch64) is never inlined,
      * so the owner's wait for a stolen half stays in this method rather than in one of its own: the join is
      * then a call from the user's code, one shape in every JVM: 21-23 ns a join, where the inlined shapes ran
-     * 22 at best and 34 at worst. {@code JoinShapeTest} fails if this method shrinks below that size.
+     * 22 at best and 34 at worst (with its half offered; a join that offers nothing costs 12 ns, PERFORMANCE_TRACKING
+     * 76). {@code JoinShapeTest} fails if this method shrinks below that size.
      */
     void joinAccepted(WorkerThread self, Runnable left, Runnable right) {
         final int n = self.joinNest; // owner-only plain field: joins open on this stack, offered or not
@@ -182,6 +183,7 @@ final class Joining {
         }
         Throwable first = null;
         Throwable second = null;
+        boolean waiting = false; // counted in WAITERS: our thief offers its next half ("Offer on demand")
         self.joinDepth = d + 1; // joins inside left, and helping while we wait, use the frames above ours
         self.joinNest = n + 1;
         try {
@@ -206,7 +208,6 @@ final class Joining {
                 // The half was stolen: wait until its thief completed it, running the thief's own halves
                 // meanwhile (leapfrogging, class comment). Keeps the interrupt status; never throws.
                 boolean interrupted = false;
-                boolean waiting = false; // counted in WAITERS: the thief offers its next half ("Offer on demand")
                 int spins = 0;
                 for (;;) {
                     long word = joins.word(idx); // acquire: DONE makes the thief's run and failure visible
@@ -241,9 +242,6 @@ final class Joining {
                         }
                     }
                 }
-                if (waiting) {
-                    joins.waiting(-1);
-                }
                 if (interrupted) {
                     Thread.currentThread().interrupt();
                 }
@@ -252,6 +250,9 @@ final class Joining {
         } finally {
             self.joinDepth = d; // also when the pool's own code threw (an Error): see runAbandoned
             self.joinNest = n;
+            if (waiting) {
+                joins.waiting(-1); // getAndAdd; in the finally, so an Error cannot leave the pool offering forever
+            }
         }
         if (first != null || second != null) {
             throw failure(first, second);
