@@ -49,6 +49,45 @@ public final class AdmissionTest {
     }
 
     @JCStressTest
+    @Description("Issue 48's per-worker admission: worker 1 accepts on its own ADMITTED word while the shutdown"
+            + " closes SUBMITTED, then each worker's word in turn (worker 0 and an outside thread accepted one each"
+            + " before). r1: the accept, r2: the count the shutdown waits for, r3: submittedWithDescriptor after"
+            + " both (what the stats report).")
+    @Outcome(id = "1, 3, 3", expect = Expect.ACCEPTABLE, desc = "accepted before its word closed: counted")
+    @Outcome(id = "0, 2, 2", expect = Expect.ACCEPTABLE, desc = "its word closed first: refused, not counted")
+    @Outcome(expect = Expect.FORBIDDEN,
+            desc = "accepted and not counted (shutdown finishes early), counted and refused (it waits forever), or"
+                    + " the stats disagree with the close")
+    @State
+    public static class WorkerAcceptVsClose {
+        final PoolCounters c = new PoolCounters(PoolMemory.createGcManaged(), 2);
+        int accepted;
+        long counted;
+
+        {
+            c.tryAcceptOnWorker(0, 1);
+            c.tryAccept(1);
+        }
+
+        @Actor
+        public void worker1() {
+            accepted = c.tryAcceptOnWorker(1, 1) ? 1 : 0;
+        }
+
+        @Actor
+        public void shutdown() {
+            counted = c.closeAdmission();
+        }
+
+        @Arbiter
+        public void arbiter(III_Result r) {
+            r.r1 = accepted;
+            r.r2 = (int) counted;
+            r.r3 = (int) c.submittedWithDescriptor();
+        }
+    }
+
+    @JCStressTest
     @Description("A carried push against the close of the carried ring. r1: the push (1 accepted, 0 refused),"
             + " r2: whether the refused submitter saw the ring closed (what makes it throw, not wait), r3: the count"
             + " shutdown waits for, r4: the tasks in the ring.")

@@ -22,7 +22,8 @@ import java.util.function.BooleanSupplier;
  *   2. descriptor             Slots.acquireFast: worker cache | submitter cache | freelist
  *        none free:           per WaitMode: NO_WAIT false | UNTIL_DEADLINE wait (SpaceWaiters)
  *                             | UNBOUNDED wait, or on a worker run it inline (caller-runs, bounded nesting)
- *   3. accept                 counters.tryAccept (one CAS on SUBMITTED; fails once admission closed)
+ *   3. accept                 accept: a worker's CAS on its own ADMITTED word, anyone else's on SUBMITTED
+ *                             (PoolCounters; fails once admission closed)
  *   4. publish                Slots.publish: refs, prepare, (gen, QUEUED) release store -> the entry
  *   5. push                   scheduler.tryEnqueue(self, entry, lane): a Submitter's own queue first
  *        no room:             waitForRingRoom (a worker helps or runs its own entry; others spin, park)
@@ -104,6 +105,14 @@ final class Submission {
                 && (submitter == Slots.NO_SUBMITTER || !submitterQueues);
     }
 
+    /**
+     * Accepts {@code n} tasks unless admission closed: on the worker's own ADMITTED word when the caller is one of
+     * this pool's workers (no line every worker writes), else on SUBMITTED (PoolCounters, "Who writes what").
+     */
+    private boolean accept(WorkerThread self, long n) {
+        return self != null ? counters.tryAcceptOnWorker(self.index, n) : counters.tryAccept(n);
+    }
+
     /** Counts one refused submission and returns the exception that reports it. */
     private PoolShutdownException rejectedByShutdown() {
         counters.addRejected(1);
@@ -137,7 +146,7 @@ final class Submission {
                                 + " run inline on this worker, nested: refusing to recurse deeper (queueCapacity="
                                 + capacity + ")");
                     }
-                    if (!counters.tryAccept(1)) {
+                    if (!accept(self, 1)) {
                         throw rejectedByShutdown();
                     }
                     handedOver = true;
@@ -151,7 +160,7 @@ final class Submission {
                     return false;
                 }
             }
-            if (!counters.tryAccept(1)) {
+            if (!accept(self, 1)) {
                 table.unreserve(idx);
                 throw rejectedByShutdown();
             }
@@ -325,7 +334,7 @@ final class Submission {
             if (group != null) {
                 group.add(got); // before the accept and the pushes, as above
             }
-            if (!counters.tryAccept(got)) { // one CAS accepts the whole chunk
+            if (!accept(self, got)) { // one CAS accepts the whole chunk
                 undo(group, got);
                 for (int k = 0; k < got; k++) {
                     table.unreserve((int) entries[k]);
@@ -390,7 +399,7 @@ final class Submission {
         if (idx < 0) {
             idx = self != null ? acquireByHelping(self) : acquireWaiting(Long.MAX_VALUE);
         }
-        if (!counters.tryAccept(1)) {
+        if (!accept(self, 1)) {
             table.unreserve(idx);
             throw rejectedByShutdown();
         }

@@ -10,9 +10,11 @@ import java.lang.foreign.MemorySegment;
  *
  * <h2>Who writes what</h2>
  * <ul>
- *   <li>{@code SUBMITTED} (with the admission bit, see {@code Lifecycle}) is written by submitting threads with a
- *       CAS: the acceptance point of every task that takes a descriptor (or runs inline), so {@code taskDescLive}
- *       counts from it. A task carried by its ring cell with no descriptor (a detached submit from outside the
+ *   <li>{@code SUBMITTED} (with the admission bit, see {@code Lifecycle}) is written by submitting threads that
+ *       are not workers of the pool with a CAS: the acceptance point of every task of theirs that takes a
+ *       descriptor. A worker accepts on its own word instead, {@code ADMITTED} in its block (a CAS on a line
+ *       only it and the shutdown write): no shared line per task for a worker's own submits, waitables and
+ *       inline runs (issue 48). {@code taskDescLive} counts from the sum of the two kinds. A task carried by its ring cell with no descriptor (a detached submit from outside the
  *       pool) is accepted by its push instead: the carried ring's tail is its counter and its admission word
  *       ({@code BoundedRing}, "Closing to pushes"), closed by shutdown right after SUBMITTED.</li>
  *   <li>The cold counters ({@code CANCELLED}, {@code REJECTED}, {@code RELEASED_OTHER}) are written with
@@ -29,10 +31,10 @@ public final class PoolCounters {
 
     /**
      * Off-heap layout: the admission word, the cold shared counters, then one block per worker, each on its own
-     * PAD line (no two writers share a line).
+     * PAD line (no two writers share a line, but for the shutdown's one getAndOr on each ADMITTED).
      * <pre>
-     *   SUBMITTED         long @0          accepted tasks with a descriptor or run inline (low 63 bits)
-     *                                      | CLOSED_BIT (admission closed)
+     *   SUBMITTED         long @0          tasks accepted from outside the workers with a descriptor (low 63
+     *                                      bits) | CLOSED_BIT (admission closed; set first)
      *   pad to PAD                         (carried tasks: the carried ring's tail, BoundedRing)
      *   cold block @PAD (rare atomic adds by any thread):
      *     CANCELLED         long @PAD + 0
@@ -54,6 +56,8 @@ public final class PoolCounters {
      *     STEALS            long @56         WORK_STEALING: successful steals (peer local queue or LIFO slot)
      *     STEAL_FAILURES    long @64         WORK_STEALING: victims tried in vain
      *     YIELDS            long @72         CPU yields after a run of carried tasks (WorkerLoop.CARRIED_YIELD_EVERY)
+     *     ADMITTED          long @80         tasks this worker accepted with a descriptor or ran inline (low 63
+     *                                        bits) | CLOSED_BIT: CAS by the owner, getAndOr by the shutdown
      *     pad to PAD
      * </pre>
      */
@@ -79,6 +83,7 @@ public final class PoolCounters {
         public static final long STEALS_OFFSET = 56;
         public static final long STEAL_FAILURES_OFFSET = 64;
         public static final long YIELDS_OFFSET = 72;
+        public static final long ADMITTED_OFFSET = 80;
         public static final long WORKER_BLOCK_LENGTH = CacheLine.PAD;
 
         private Layout() {}
@@ -104,6 +109,8 @@ public final class PoolCounters {
     public static final long STEALS = Layout.STEALS_OFFSET;
     public static final long STEAL_FAILURES = Layout.STEAL_FAILURES_OFFSET;
     public static final long YIELDS = Layout.YIELDS_OFFSET;
+    /** A worker's admission word (not a plain counter: {@link #tryAcceptOnWorker}, {@link #closeAdmission}). */
+    public static final long ADMITTED = Layout.ADMITTED_OFFSET;
 
     /** The admission bit of the SUBMITTED word: set once shutdown begins; the low 63 bits count tasks. */
     public static final long CLOSED_BIT = Long.MIN_VALUE;
@@ -151,22 +158,60 @@ public final class PoolCounters {
     }
 
     /**
-     * Sets the admission bit; returns the number of tasks accepted on SUBMITTED before it (stable from now on): a
-     * task is accepted before the bit (and counted here) or refused. Carried tasks are closed and counted by their
-     * ring ({@code BoundedRing.closeToPushes}), which the lifecycle closes right after.
+     * {@link #tryAccept} for worker {@code w}, on the worker's own ADMITTED word: only the owner and the shutdown
+     * write that line, so a worker's accepts write nothing every worker writes. Only on worker {@code w}'s thread.
+     */
+    public boolean tryAcceptOnWorker(int w, long n) {
+        final long off = Layout.workerFieldOffset(w, ADMITTED);
+        for (;;) {
+            // plain: our own word, written otherwise only by the shutdown's getAndOr, which the CAS below checks
+            long v = Mem.getLongPlainAt(seg, base, off);
+            if ((v & CLOSED_BIT) != 0) {
+                return false;
+            }
+            // CAS (volatile): the acceptance point, totally ordered with closeAdmission's getAndOr on this word:
+            // the task is counted in the value the shutdown read there, or it sees the bit and is refused
+            if (Mem.casLongAt(seg, base, off, v, v + n)) {
+                return true;
+            }
+        }
+    }
+
+    /**
+     * Sets the admission bit on SUBMITTED, then on every worker's ADMITTED word, in index order; returns the
+     * tasks accepted on them before (stable from now on). Each accept is a CAS on one of these words, totally
+     * ordered with the getAndOr on that word: before it, and counted in the value read there, or after it, and
+     * refused (jcstress {@code AdmissionTest.WorkerAcceptVsClose}). An accept on a worker word that is still open
+     * after SUBMITTED closed is counted by that word's close, as a carried push into a stripe that is still open
+     * ({@code CarriedRings}, "Admission"). Carried tasks are closed and counted by their rings, which the
+     * lifecycle closes right after.
      */
     public long closeAdmission() {
         // getAndOr (volatile): pairs with tryAccept's CAS; see there
-        return Mem.getAndOrLong(seg, Layout.SUBMITTED_OFFSET, CLOSED_BIT) & ~CLOSED_BIT;
+        long total = Mem.getAndOrLong(seg, Layout.SUBMITTED_OFFSET, CLOSED_BIT) & ~CLOSED_BIT;
+        for (int w = 0; w < workers; w++) {
+            // getAndOr (volatile): pairs with tryAcceptOnWorker's CAS on the same word
+            total += Mem.getAndOrLong(seg, Layout.workerFieldOffset(w, ADMITTED), CLOSED_BIT) & ~CLOSED_BIT;
+        }
+        return total;
     }
 
     public boolean admissionClosed() {
         return (Mem.getLongVolatile(seg, Layout.SUBMITTED_OFFSET) & CLOSED_BIT) != 0;
     }
 
-    /** Tasks accepted with a descriptor or run inline (SUBMITTED alone): what {@code taskDescLive} counts from. */
+    /**
+     * Tasks accepted with a descriptor or run inline (SUBMITTED and every ADMITTED): what {@code taskDescLive}
+     * counts from. Acquire loads; a snapshot calls this after reading the workers' STARTED and releases, so each
+     * task counted there was accepted before (Snapshot.read).
+     */
     public long submittedWithDescriptor() {
-        return Mem.getLongAcquire(seg, Layout.SUBMITTED_OFFSET) & ~CLOSED_BIT;
+        long s = Mem.getLongAcquire(seg, Layout.SUBMITTED_OFFSET) & ~CLOSED_BIT;
+        for (int w = 0; w < workers; w++) {
+            // acquire: pairs with the owner's CAS, as get() does with its release store
+            s += Mem.getLongAcquire(seg, Layout.workerFieldOffset(w, ADMITTED)) & ~CLOSED_BIT;
+        }
+        return s;
     }
 
     // ---- cold shared counters ---------------------------------------------------------------------------
