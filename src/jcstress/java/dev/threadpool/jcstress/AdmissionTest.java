@@ -50,22 +50,23 @@ public final class AdmissionTest {
 
     @JCStressTest
     @Description("Issue 48's per-worker admission: worker 1 accepts on its own ADMITTED word while the shutdown"
-            + " closes SUBMITTED, then each worker's word in turn (worker 0 and an outside thread accepted one each"
-            + " before). r1: the accept, r2: the count the shutdown waits for, r3: submittedWithDescriptor after"
-            + " both (what the stats report).")
-    @Outcome(id = "1, 3, 3", expect = Expect.ACCEPTABLE, desc = "accepted before its word closed: counted")
-    @Outcome(id = "0, 2, 2", expect = Expect.ACCEPTABLE, desc = "its word closed first: refused, not counted")
+            + " closes SUBMITTED, then each worker's word, then each submitter slot's (worker 0, submitter slot 1 and"
+            + " an outside thread accepted one each before). r1: the accept, r2: the count the shutdown waits for,"
+            + " r3: submittedWithDescriptor after both (what the stats report).")
+    @Outcome(id = "1, 4, 4", expect = Expect.ACCEPTABLE, desc = "accepted before its word closed: counted")
+    @Outcome(id = "0, 3, 3", expect = Expect.ACCEPTABLE, desc = "its word closed first: refused, not counted")
     @Outcome(expect = Expect.FORBIDDEN,
             desc = "accepted and not counted (shutdown finishes early), counted and refused (it waits forever), or"
                     + " the stats disagree with the close")
     @State
     public static class WorkerAcceptVsClose {
-        final PoolCounters c = new PoolCounters(PoolMemory.createGcManaged(), 2);
+        final PoolCounters c = new PoolCounters(PoolMemory.createGcManaged(), 2, 2);
         int accepted;
         long counted;
 
         {
             c.tryAcceptOnWorker(0, 1);
+            c.tryAcceptOnSubmitter(1, 1);
             c.tryAccept(1);
         }
 

@@ -154,7 +154,7 @@ public final class PoolCore {
             hook.at(ConstructionHook.Stage.ARENA_CREATED, -1, memory);
             this.errors = new RecentErrors(config.recentErrorCapacity()); // first: the structures may record into it
             this.table = new DescriptorTable(memory, capacity);
-            this.counters = new PoolCounters(memory, slots);
+            this.counters = new PoolCounters(memory, slots, SubmitterRegistry.MAX_SUBMITTERS);
             this.parking = new ParkingLot(memory, slots);
             this.space = new SpaceWaiters(memory, "space waiters");
             SpaceWaiters ringSpace = new SpaceWaiters(memory, "carried-ring waiters");

@@ -22,8 +22,8 @@ import java.util.function.BooleanSupplier;
  *   2. descriptor             Slots.acquireFast: worker cache | submitter cache | freelist
  *        none free:           per WaitMode: NO_WAIT false | UNTIL_DEADLINE wait (SpaceWaiters)
  *                             | UNBOUNDED wait, or on a worker run it inline (caller-runs, bounded nesting)
- *   3. accept                 accept: a worker's CAS on its own ADMITTED word, anyone else's on SUBMITTED
- *                             (PoolCounters; fails once admission closed)
+ *   3. accept                 accept: a worker's CAS on its own ADMITTED word, a registered submitter's on
+ *                             its slot's, anyone else's on SUBMITTED (PoolCounters; fails once admission closed)
  *   4. publish                Slots.publish: refs, prepare, (gen, QUEUED) release store -> the entry
  *   5. push                   scheduler.tryEnqueue(self, entry, lane): a Submitter's own queue first
  *        no room:             waitForRingRoom (a worker helps or runs its own entry; others spin, park)
@@ -107,10 +107,16 @@ final class Submission {
 
     /**
      * Accepts {@code n} tasks unless admission closed: on the worker's own ADMITTED word when the caller is one of
-     * this pool's workers (no line every worker writes), else on SUBMITTED (PoolCounters, "Who writes what").
+     * this pool's workers, on its slot's word for a registered submitter (no line every submitting thread
+     * writes), else on SUBMITTED (PoolCounters, "Who writes what").
      */
-    private boolean accept(WorkerThread self, long n) {
-        return self != null ? counters.tryAcceptOnWorker(self.index, n) : counters.tryAccept(n);
+    private boolean accept(WorkerThread self, int submitter, long n) {
+        if (self != null) {
+            return counters.tryAcceptOnWorker(self.index, n);
+        }
+        return submitter != Slots.NO_SUBMITTER && counters.hasSubmitterWords()
+                ? counters.tryAcceptOnSubmitter(submitter, n)
+                : counters.tryAccept(n);
     }
 
     /** Counts one refused submission and returns the exception that reports it. */
@@ -146,7 +152,7 @@ final class Submission {
                                 + " run inline on this worker, nested: refusing to recurse deeper (queueCapacity="
                                 + capacity + ")");
                     }
-                    if (!accept(self, 1)) {
+                    if (!accept(self, submitter, 1)) {
                         throw rejectedByShutdown();
                     }
                     handedOver = true;
@@ -160,7 +166,7 @@ final class Submission {
                     return false;
                 }
             }
-            if (!accept(self, 1)) {
+            if (!accept(self, submitter, 1)) {
                 table.unreserve(idx);
                 throw rejectedByShutdown();
             }
@@ -334,7 +340,7 @@ final class Submission {
             if (group != null) {
                 group.add(got); // before the accept and the pushes, as above
             }
-            if (!accept(self, got)) { // one CAS accepts the whole chunk
+            if (!accept(self, submitter, got)) { // one CAS accepts the whole chunk
                 undo(group, got);
                 for (int k = 0; k < got; k++) {
                     table.unreserve((int) entries[k]);
@@ -399,7 +405,7 @@ final class Submission {
         if (idx < 0) {
             idx = self != null ? acquireByHelping(self) : acquireWaiting(Long.MAX_VALUE);
         }
-        if (!accept(self, 1)) {
+        if (!accept(self, submitter, 1)) {
             table.unreserve(idx);
             throw rejectedByShutdown();
         }

@@ -59,6 +59,8 @@ public final class PoolCounters {
      *     ADMITTED          long @80         tasks this worker accepted with a descriptor or ran inline (low 63
      *                                        bits) | CLOSED_BIT: CAS by the owner, getAndOr by the shutdown
      *     pad to PAD
+     *   submitter word s at submitterBlocksOffset(workers) + PAD * s, one PAD line each:
+     *     ADMITTED          long @0          as a worker's, for registered submitter slot s (its thread's CAS)
      * </pre>
      */
     public static final class Layout {
@@ -88,8 +90,18 @@ public final class PoolCounters {
 
         private Layout() {}
 
-        /** The whole block for {@code workers} worker slots. */
+        /** The whole block for {@code workers} worker slots and no submitter words. */
         public static long bytes(int workers) {
+            return bytes(workers, 0);
+        }
+
+        /** The whole block for {@code workers} worker slots and {@code submitters} submitter slots. */
+        public static long bytes(int workers, int submitters) {
+            return submitterBlocksOffset(workers) + CacheLine.PAD * (long) submitters;
+        }
+
+        /** Where the submitter words start: after the last worker block. */
+        public static long submitterBlocksOffset(int workers) {
             return WORKER_BLOCKS_OFFSET + WORKER_BLOCK_LENGTH * workers;
         }
 
@@ -124,11 +136,24 @@ public final class PoolCounters {
      */
     private final long base;
     private final int workers;
+    /** Registered submitter slots with an admission word of their own ({@link #tryAcceptOnSubmitter}). */
+    private final int submitters;
 
+    /** Counters for {@code workers} worker slots, no submitter words (white-box tests, schedulers alone). */
     public PoolCounters(PoolMemory memory, int workers) {
+        this(memory, workers, 0);
+    }
+
+    /** Counters for {@code workers} worker slots and {@code submitters} registered submitter slots. */
+    public PoolCounters(PoolMemory memory, int workers, int submitters) {
         this.workers = workers;
-        this.seg = memory.allocate("counters", Layout.bytes(workers));
+        this.submitters = submitters;
+        this.seg = memory.allocate("counters", Layout.bytes(workers, submitters));
         this.base = Mem.RAW ? seg.address() : 0L;
+    }
+
+    private long submitterWord(int s) {
+        return Layout.submitterBlocksOffset(workers) + (long) CacheLine.PAD * s;
     }
 
     public int workers() {
@@ -162,9 +187,30 @@ public final class PoolCounters {
      * write that line, so a worker's accepts write nothing every worker writes. Only on worker {@code w}'s thread.
      */
     public boolean tryAcceptOnWorker(int w, long n) {
-        final long off = Layout.workerFieldOffset(w, ADMITTED);
+        return tryAcceptOn(Layout.workerFieldOffset(w, ADMITTED), n);
+    }
+
+    /**
+     * {@link #tryAccept} for registered submitter slot {@code s}, on the slot's own ADMITTED word: the feed
+     * threads of a pool write no line in common to accept (their slot's word, one line each). Any thread may
+     * call it (a CAS); its slot's thread is the only one that does in a correct program.
+     */
+    public boolean tryAcceptOnSubmitter(int s, long n) {
+        if (s < 0 || s >= submitters) {
+            throw new IllegalArgumentException("s must be in [0, " + submitters + "): s=" + s);
+        }
+        return tryAcceptOn(submitterWord(s), n);
+    }
+
+    /** Whether registered submitter slots have admission words of their own here. */
+    public boolean hasSubmitterWords() {
+        return submitters > 0;
+    }
+
+    private boolean tryAcceptOn(long off, long n) {
         for (;;) {
-            // plain: our own word, written otherwise only by the shutdown's getAndOr, which the CAS below checks
+            // plain: the caller's own word, written otherwise only by the shutdown's getAndOr, which the CAS below
+            // checks
             long v = Mem.getLongPlainAt(seg, base, off);
             if ((v & CLOSED_BIT) != 0) {
                 return false;
@@ -178,7 +224,8 @@ public final class PoolCounters {
     }
 
     /**
-     * Sets the admission bit on SUBMITTED, then on every worker's ADMITTED word, in index order; returns the
+     * Sets the admission bit on SUBMITTED, then on every worker's ADMITTED word and every submitter slot's, in
+     * index order; returns the
      * tasks accepted on them before (stable from now on). Each accept is a CAS on one of these words, totally
      * ordered with the getAndOr on that word: before it, and counted in the value read there, or after it, and
      * refused (jcstress {@code AdmissionTest.WorkerAcceptVsClose}). An accept on a worker word that is still open
@@ -192,6 +239,10 @@ public final class PoolCounters {
         for (int w = 0; w < workers; w++) {
             // getAndOr (volatile): pairs with tryAcceptOnWorker's CAS on the same word
             total += Mem.getAndOrLong(seg, Layout.workerFieldOffset(w, ADMITTED), CLOSED_BIT) & ~CLOSED_BIT;
+        }
+        for (int sub = 0; sub < submitters; sub++) {
+            // getAndOr (volatile): pairs with tryAcceptOnSubmitter's CAS on the same word
+            total += Mem.getAndOrLong(seg, submitterWord(sub), CLOSED_BIT) & ~CLOSED_BIT;
         }
         return total;
     }
@@ -210,6 +261,9 @@ public final class PoolCounters {
         for (int w = 0; w < workers; w++) {
             // acquire: pairs with the owner's CAS, as get() does with its release store
             s += Mem.getLongAcquire(seg, Layout.workerFieldOffset(w, ADMITTED)) & ~CLOSED_BIT;
+        }
+        for (int sub = 0; sub < submitters; sub++) {
+            s += Mem.getLongAcquire(seg, submitterWord(sub)) & ~CLOSED_BIT; // acquire: as above
         }
         return s;
     }
