@@ -41,6 +41,11 @@ public final class Counting {
         return scenarios.run(path, variant[0], variant[1], WORKERS, tasks);
     }
 
+    /** The mixed flood of {@link Scenarios#flood} on one variant. */
+    public Scenarios.Run flood(String[] variant, int tasks) throws Exception {
+        return scenarios.flood(variant[0], variant[1], WORKERS, tasks);
+    }
+
     /** The work each path counts over: enough tasks that the batched and coalesced parts average out. */
     public static int tasksFor(Path path) {
         return switch (path) {
@@ -76,7 +81,7 @@ public final class Counting {
                     + s.fraction(s.lightFences()) + " heap " + s.fraction(s.heapAtomics()) + " SUBMITTED "
                     + s.fraction(s.submittedRmws()) + " freelist " + s.fraction(s.freelistRmws()) + " linesRead "
                     + s.fraction(s.linesRead()) + " allLinesRead " + s.fraction(s.allLinesRead()) + " unmapped "
-                    + s.unmappedWrites() + " | " + s.note());
+                    + s.unmappedWrites() + " outsideWakes " + Summary.format(s.allSharedWritesOutsideWakesPerTask()) + " | " + s.note());
             s.allSharedWrites().forEach((k, n) -> System.out.println("      " + k + " : " + s.fraction(n)));
         }
         System.exit(0);

@@ -55,14 +55,16 @@ public final class ScalingTable {
         sb.append(Files.readString(Paths.get("src/test/resources/dev/threadpool/internal/counting/scaling-method.md"),
                 StandardCharsets.UTF_8));
         sb.append("\n## The table (maxThreads(64), default queueCapacity 4096, counts per task)\n\n");
-        sb.append("| path | variant | all-shared stores | all-shared RMW | few-line writes | owner-only writes"
+        sb.append("| path | variant | all-shared stores | all-shared RMW | of which outside wakes | few-line writes"
+                + " | owner-only writes"
                 + " | full fences | acq/rel fences | heap RMW | SUBMITTED RMW (all threads) | freelist RMW (all threads)"
                 + " | lines read | budget (issue 48) |\n");
-        sb.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+        sb.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
         for (Summary s : all) {
             sb.append("| ").append(s.path().title).append(" | ").append(s.variant())
                     .append(" | ").append(s.fraction(s.allStores()))
                     .append(" | ").append(s.fraction(s.allRmws()))
+                    .append(" | ").append(Summary.format(s.allSharedWritesOutsideWakesPerTask()))
                     .append(" | ").append(s.fraction(s.fewWrites()))
                     .append(" | ").append(s.fraction(s.ownerWrites()))
                     .append(" | ").append(s.fraction(s.fullFences()))

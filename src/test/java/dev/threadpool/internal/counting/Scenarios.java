@@ -18,4 +18,11 @@ public interface Scenarios {
      * Returns null where the variant has no such path.
      */
     Run run(Path path, String variant, String queueKind, int workers, int tasks) throws Exception;
+
+    /**
+     * A mixed flood for the line classification's check, every thread counted: two outside threads (one of
+     * them a registered submitter) submit {@code tasks} tasks in all, detached and with a group; each task
+     * submits a child from its worker, and every eighth runs a join.
+     */
+    Run flood(String variant, String queueKind, int workers, int tasks) throws Exception;
 }

@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -76,42 +77,56 @@ class SharedWriteBudgetTest {
         assertTrue(e.getMessage().contains("a new block"), e.getMessage());
     }
 
-    /** An owner-only line written by two threads in any window of any scenario means the table is wrong. */
+    /**
+     * An owner-only line written by two threads means the table is wrong. Checked on a mixed flood (outside
+     * and registered submitters, workers' own submits, groups, joins) and on the scenarios where most threads
+     * write (thieves, a chain that moves between workers, stolen joins), each against its own pool's blocks
+     * right after it ran (a later pool reuses addresses).
+     */
     @Test
-    void ownerOnlyLinesHaveOneWriter() {
-        int ownerLinesSeen = 0;
+    void ownerOnlyLinesHaveOneWriter() throws Exception {
+        Set<String> ownerPurposes = new TreeSet<>();
         List<String> wrong = new ArrayList<>();
-        // Each run is checked against its own pool's blocks, right after it ran (a later pool reuses addresses):
-        // the scenarios where most threads write (thieves, a chain across workers, outside submits, stolen joins).
-        for (Path p : new Path[] {Path.STEAL, Path.WORKER_SUBMIT, Path.OUTSIDE_DESCRIPTOR, Path.JOIN_STOLEN}) {
-            for (String[] v : Counting.VARIANTS) {
-                Scenarios.Run r;
-                try {
-                    r = counting.run(p, v, Counting.tasksFor(p));
-                } catch (Exception e) {
-                    throw new AssertionError(e);
-                }
-                if (r == null) {
-                    continue;
-                }
-                for (Map.Entry<Long, Set<Thread>> e : Summary.writers(r.counts()).entrySet()) {
-                    Recorder.Block b = Recorder.blockOfLine(e.getKey());
-                    if (b == null) {
-                        continue; // counted as unmapped elsewhere
-                    }
-                    long off = (e.getKey() << Recorder.LINE_SHIFT) - b.start();
-                    if (LineClasses.classify(b.purpose(), off).lineClass() == LineClass.OWNER) {
-                        ownerLinesSeen++;
-                        if (e.getValue().size() > 1) {
-                            wrong.add(p + " " + Counting.name(v) + ": \"" + b.purpose() + "\" @" + off + " written by "
-                                    + e.getValue().stream().map(Thread::getName).sorted().toList());
-                        }
-                    }
+        int ownerLines = 0;
+        for (String[] v : Counting.VARIANTS) {
+            ownerLines += checkOwners("flood " + Counting.name(v), counting.flood(v, 8192), ownerPurposes, wrong);
+            for (Path p : new Path[] {Path.STEAL, Path.WORKER_SUBMIT, Path.JOIN_STOLEN}) {
+                Scenarios.Run r = counting.run(p, v, Counting.tasksFor(p));
+                if (r != null) {
+                    ownerLines += checkOwners(p + " " + Counting.name(v), r, ownerPurposes, wrong);
                 }
             }
         }
-        assertTrue(ownerLinesSeen > 100, "owner-only lines seen: " + ownerLinesSeen);
+        assertTrue(ownerLines > 1000, "owner-only lines written: " + ownerLines);
+        // the flood reaches the owner-only rows of every kind: worker counters, local queues' tails and cells or
+        // deque arrays, join deques, and the registered submitter's queue (WORK_STEALING) and descriptor cache
+        for (String expected : List.of("counters", "local queue N", "local deque N array N", "join deque N control",
+                "submitter descriptor caches", "submitter queue N")) {
+            assertTrue(ownerPurposes.contains(expected), "no owner-only line of \"" + expected + "\" was written: "
+                    + ownerPurposes);
+        }
         assertTrue(wrong.isEmpty(), "lines classed owner-only with several writers:\n" + String.join("\n", wrong));
+    }
+
+    /** Checks one run against the blocks of its pool (the last one built); returns the owner-only lines written. */
+    private static int checkOwners(String label, Scenarios.Run r, Set<String> purposes, List<String> wrong) {
+        int n = 0;
+        for (Map.Entry<Long, Set<Thread>> e : Summary.writers(r.counts()).entrySet()) {
+            Recorder.Block b = Recorder.blockOfLine(e.getKey());
+            if (b == null) {
+                continue; // counted as unmapped by everyPathWasCountedOnEveryVariantThatHasIt
+            }
+            long off = (e.getKey() << Recorder.LINE_SHIFT) - b.start();
+            if (LineClasses.classify(b.purpose(), off).lineClass() == LineClass.OWNER) {
+                n++;
+                purposes.add(b.purpose().replaceAll(" \\d+", " N"));
+                if (e.getValue().size() > 1) {
+                    wrong.add(label + ": \"" + b.purpose() + "\" @" + off + " written by "
+                            + e.getValue().stream().map(Thread::getName).sorted().toList());
+                }
+            }
+        }
+        return n;
     }
 
     @Test
@@ -147,7 +162,7 @@ class SharedWriteBudgetTest {
                         + submitted);
                 // the window's edges cut a pop or push off now and then: within 1/32 below, the CAS retries above
                 double freelist = s.perTask(s.freelistRmws());
-                assertTrue(freelist >= 2 - 1.0 / 32 && freelist <= 2 + 1.0 / 16, s.path() + " " + s.variant()
+                assertTrue(freelist >= 2 - 1.0 / 32 && freelist <= 2 + 1.0 / 8, s.path() + " " + s.variant()
                         + " freelist " + freelist);
             }
             if (s.path() == Path.OUTSIDE_DETACHED && !s.variant().equals("GLOBAL_QUEUE")) {

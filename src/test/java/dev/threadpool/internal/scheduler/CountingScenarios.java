@@ -70,6 +70,57 @@ public final class CountingScenarios implements Scenarios {
         }
     }
 
+    // ---- a mixed flood, for the classification's check ------------------------------------------------
+
+    @Override
+    public Run flood(String variant, String queueKind, int workers, int tasks) throws Exception {
+        Recorder.forgetBlocks();
+        PoolCore core = new PoolCore(PoolConfig.builder().maxThreads(workers)
+                .schedulerVariant(SchedulerVariant.valueOf(variant)).queueKind(QueueKind.valueOf(queueKind)).build());
+        try {
+            WaitGroup g = new WaitGroup();
+            Runnable leaf = () -> { };
+            AtomicInteger n = new AtomicInteger();
+            Runnable task = () -> {
+                core.submit(leaf, 0, g, WaitMode.UNBOUNDED, Long.MAX_VALUE); // a worker's own submit
+                if ((n.incrementAndGet() & 7) == 0) {
+                    try {
+                        core.join(leaf, leaf);
+                    } catch (InterruptedException e) {
+                        throw new AssertionError(e);
+                    }
+                }
+            };
+            Recorder.start();
+            Thread registered = new Thread(() -> {
+                int slot = core.registerSubmitter();
+                try {
+                    for (int i = 0; i < tasks / 2; i++) {
+                        core.submit(slot, task, 0, g, WaitMode.UNBOUNDED, Long.MAX_VALUE);
+                    }
+                } finally {
+                    core.releaseSubmitter(slot);
+                }
+            }, "flood-registered-submitter");
+            registered.start();
+            for (int i = 0; i < tasks / 2; i++) {
+                core.submit(task, 0, (i & 1) == 0 ? g : null, WaitMode.UNBOUNDED, Long.MAX_VALUE);
+            }
+            registered.join(TimeUnit.NANOSECONDS.toMillis(WAIT_NANOS));
+            check(!registered.isAlive(), "the registered submitter finished");
+            check(g.await(Duration.ofNanos(WAIT_NANOS)), "the flood's group reached zero");
+            List<Recorder.Counts> counts = Recorder.stop();
+            Set<Thread> all = ConcurrentHashMap.newKeySet();
+            counts.forEach(c -> all.add(c.thread()));
+            return new Run(counts, all, tasks, "");
+        } finally {
+            if (Recorder.recording()) {
+                Recorder.stop();
+            }
+            core.close();
+        }
+    }
+
     // ---- outside submits -------------------------------------------------------------------------------
 
     private static Run outside(PoolCore core, int tasks, boolean withGroup) throws Exception {
