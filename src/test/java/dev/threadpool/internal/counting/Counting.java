@@ -72,6 +72,7 @@ public final class Counting {
         return out;
     }
 
+    /** Prints every path's counts, line by line, with the all-shared lines written: for exploring a change. */
     public static void main(String[] args) throws Exception {
         Counting c = new Counting();
         for (Summary s : c.measureAll()) {
@@ -84,6 +85,5 @@ public final class Counting {
                     + s.unmappedWrites() + " outsideWakes " + Summary.format(s.allSharedWritesOutsideWakesPerTask()) + " | " + s.note());
             s.allSharedWrites().forEach((k, n) -> System.out.println("      " + k + " : " + s.fraction(n)));
         }
-        System.exit(0);
     }
 }

@@ -25,7 +25,6 @@ public final class ScalingTable {
         List<Summary> all = new Counting().measureAll();
         Files.writeString(Paths.get(out), render(all), StandardCharsets.UTF_8);
         System.out.println("wrote " + out);
-        System.exit(0); // the pools' threads are gone; the JFR periodic hooks of the counting loader's classes stay
     }
 
     static String budgetCell(Summary s) {
