@@ -49,12 +49,14 @@ public final class LineClasses {
     /** The table. First matching row wins. */
     public static final List<Row> TABLE = List.of(
             new Row(Pattern.compile("counters"), off -> off < PoolCounters.Layout.COLD_BLOCK_OFFSET
-                    ? v(LineClass.ALL, "SUBMITTED", "PoolCounters: the admission CAS of every task with a descriptor,"
-                            + " from any submitting thread")
+                    ? v(LineClass.ALL, "SUBMITTED", "PoolCounters: the admission CAS of every task with a descriptor"
+                            + " from a thread that is neither a worker nor a registered submitter")
                     : off < PoolCounters.Layout.WORKER_BLOCKS_OFFSET
                     ? v(LineClass.ALL, "cold counters", "PoolCounters: rare atomic adds by any thread (rejected,"
                             + " cancelled, released by others)")
-                    : v(LineClass.OWNER, "worker block", "PoolCounters: each worker owns its block, plain + release")),
+                    : v(LineClass.OWNER, "worker block, submitter word", "PoolCounters: each worker owns its block"
+                            + " (plain + release; its ADMITTED word by CAS), each registered submitter slot its"
+                            + " ADMITTED word (CAS); the shutdown's one getAndOr on each is not a hot path")),
             row("idle mask", LineClass.ALL, "IDLE_MASK, WAKE_HINT",
                     "ParkingLot: every worker announces and retracts its bit; any waker clears one"),
             row("workers_nonempty", LineClass.ALL, "NONEMPTY",
