@@ -48,24 +48,34 @@ import org.junit.jupiter.params.provider.MethodSource;
 @Timeout(value = 120, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class ExecutorServiceContractTest {
     private static final long WAIT_S = WAIT.toSeconds();
+    /** This suite's worker count; the wide forms ({@link TestSupport#POOL_VARIANTS_64}) have 64. */
     private static final int WORKERS = 2;
 
-    /** Every variant ({@link TestSupport#POOL_VARIANTS}, the one list). */
+    /**
+     * Every variant ({@link TestSupport#POOL_VARIANTS}, the one list) at {@link #WORKERS} workers, then each at 64
+     * ({@link TestSupport#POOL_VARIANTS_64}).
+     */
     static Stream<PoolVariant> variants() {
-        return TestSupport.poolVariants();
+        return TestSupport.poolVariantsAndAt64();
     }
 
     static ThreadPool pool(PoolVariant v) {
-        PoolConfig.Builder b = v.builder().maxThreads(WORKERS).queueCapacity(64).daemon(true)
+        PoolConfig.Builder b = v.builder().maxThreads(v.workersOr(WORKERS)).queueCapacity(64).daemon(true)
                 .threadNamePrefix("es-" + v + "-");
         if (v.variant() == SchedulerVariant.LANE_EXTENSION) {
-            // WORKERS workers in all, one of them the blocking lane's (it helps the default lane when its own is
-            // empty, so WORKERS default-lane blockers occupy every worker); no overflow workers and no stall
-            // promotion, so "occupy every worker" means what it says in the tests below
-            b.maxThreads(WORKERS).blockingWorkers(1).maxOverflowWorkers(0)
-                    .blockingPromotionTimeout(Duration.ofHours(1));
+            // every worker in maxThreads, some of them the blocking lane's (1 of 2; 16 of 64, the wide form's
+            // split): they help the default lane when their own is empty, so maxThreads default-lane blockers
+            // occupy every worker; no overflow workers and no stall promotion, so "occupy every worker" means
+            // what it says in the tests below
+            b.maxThreads(v.workersOr(WORKERS)).blockingWorkers(v.workers() > 0 ? TestSupport.blockingWorkersAt(
+                    v.workers()) : 1).maxOverflowWorkers(0).blockingPromotionTimeout(Duration.ofHours(1));
         }
         return ThreadPool.create(b.build());
+    }
+
+    /** The pool's workers: every one of them is occupied by the tests that need "every worker busy". */
+    static int workers(ThreadPool pool) {
+        return pool.config().maxThreads();
     }
 
     /** Blocks {@code n} workers until {@code release} opens; returns once all n are inside. */
@@ -242,7 +252,7 @@ class ExecutorServiceContractTest {
         ThreadPool pool = pool(v);
         ExecutorService es = pool.asExecutorService();
         CountDownLatch release = new CountDownLatch(1);
-        occupyWorkers(es, WORKERS, release);
+        occupyWorkers(es, workers(pool), release);
         AtomicBoolean ran = new AtomicBoolean();
         Future<?> f = es.submit(() -> ran.set(true));
         assertTrue(f.cancel(false));
@@ -439,7 +449,7 @@ class ExecutorServiceContractTest {
         assertFalse(es.isTerminated());
         assertFalse(es.awaitTermination(1, TimeUnit.MILLISECONDS), "not shut down: the wait times out");
         CountDownLatch release = new CountDownLatch(1);
-        occupyWorkers(es, WORKERS, release);
+        occupyWorkers(es, workers(pool), release);
         AtomicInteger ran = new AtomicInteger();
         List<Future<?>> queued = new ArrayList<>();
         for (int i = 0; i < 10; i++) {
@@ -495,9 +505,10 @@ class ExecutorServiceContractTest {
         ThreadPool pool = pool(v);
         ExecutorService es = pool.asExecutorService();
         CountDownLatch never = new CountDownLatch(1);
-        CountDownLatch inside = new CountDownLatch(WORKERS);
+        int workers = workers(pool);
+        CountDownLatch inside = new CountDownLatch(workers);
         AtomicInteger interrupted = new AtomicInteger();
-        for (int i = 0; i < WORKERS; i++) {
+        for (int i = 0; i < workers; i++) {
             es.execute(() -> {
                 inside.countDown();
                 try {
@@ -528,7 +539,7 @@ class ExecutorServiceContractTest {
         assertEquals(queuedCount, neverRan.size() + ran.get(), "each queued task either ran or was returned");
         if (v.variant() != SchedulerVariant.LANE_EXTENSION) { // overflow workers may run some of them there
             assertEquals(queuedCount, neverRan.size(), "every worker was blocked: nothing queued ran");
-            assertEquals(WORKERS, interrupted.get(), "both running tasks were interrupted");
+            assertEquals(workers, interrupted.get(), "every running task was interrupted");
             assertTrue(neverRan.containsAll(plain), "execute()d tasks come back as themselves");
             for (Future<?> f : futures) {
                 assertTrue(neverRan.contains((Runnable) f), "submit()ted tasks come back as their FutureTask");
@@ -546,7 +557,7 @@ class ExecutorServiceContractTest {
         ThreadPool pool = pool(v);
         ExecutorService es = pool.asExecutorService();
         CountDownLatch release = new CountDownLatch(1);
-        occupyWorkers(es, WORKERS, release);
+        occupyWorkers(es, workers(pool), release);
         Future<Integer> f = es.submit(() -> 1);
         Thread releaser = Thread.ofPlatform().start(() -> {
             eventually("cancel sweep", () -> pool.statsSnapshot().cancelled() > 0 || f.isDone());

@@ -32,8 +32,9 @@ class ObservabilityTest {
         TestSupport.auditTracked();
     }
 
+    /** Every variant at this suite's 2 workers, then at 64 ({@link TestSupport#poolVariantsAndAt64()}). */
     static java.util.stream.Stream<PoolVariant> variants() {
-        return TestSupport.poolVariants();
+        return TestSupport.poolVariantsAndAt64();
     }
 
     private static void await(CountDownLatch l) {
@@ -111,7 +112,7 @@ class ObservabilityTest {
     @ParameterizedTest
     @MethodSource("variants")
     void busyTimeGrowsWhileATaskRunsAndIdleTimeWhileParked(PoolVariant v) throws Exception {
-        try (ThreadPool pool = TestSupport.track(ThreadPool.create(ThreadPoolContractTest.config(v).maxThreads(2).build()))) {
+        try (ThreadPool pool = TestSupport.track(ThreadPool.create(ThreadPoolContractTest.config(v).maxThreads(v.workersOr(2)).build()))) {
             CountDownLatch running = new CountDownLatch(1);
             CountDownLatch release = new CountDownLatch(1);
             int[] worker = new int[1];
@@ -125,7 +126,7 @@ class ObservabilityTest {
             long busy0 = pool.statsSnapshot().workers().get(w).busyNanos();
             eventually("busy time of the running worker grows",
                     () -> pool.statsSnapshot().workers().get(w).busyNanos() > busy0);
-            int other = 1 - w;
+            int other = w == 0 ? 1 : 0;
             eventually("the other worker parks", () -> pool.statsSnapshot().workers().get(other).parks() > 0);
             long idle0 = pool.statsSnapshot().workers().get(other).idleNanos();
             eventually("idle time of the parked worker grows (the span in progress counts)",
@@ -201,7 +202,8 @@ class ObservabilityTest {
                         && sum.p999() <= sum.max(), "ordered percentiles: " + sum);
             }
             // wake latency: park every worker, then wake one with a single task
-            eventually("all workers parked", () -> pool.statsSnapshot().parkedWorkers() == 2);
+            int workers = pool.config().maxThreads();
+            eventually("all workers parked", () -> pool.statsSnapshot().parkedWorkers() == workers);
             long wakeCount0 = pool.statsSnapshot().latency().wake().count();
             CountDownLatch ran = new CountDownLatch(1);
             pool.submit(ran::countDown);

@@ -35,7 +35,8 @@ class SubmissionCountingTest {
 
     record Setup(PoolVariant variant, int capacity) {
         PoolConfig.Builder config() {
-            return variant.builder().maxThreads(4).queueCapacity(capacity).localQueueCapacity(16).daemon(true);
+            return variant.builder().maxThreads(variant.workersOr(4)).queueCapacity(capacity).localQueueCapacity(16)
+                    .daemon(true);
         }
 
         @Override
@@ -44,11 +45,19 @@ class SubmissionCountingTest {
         }
     }
 
-    /** Every variant ({@link TestSupport#POOL_VARIANTS}, the one list) at both capacities. */
+    /**
+     * Every variant ({@link TestSupport#POOL_VARIANTS}, the one list) at 4 workers and both capacities, then each
+     * at 64 workers ({@link TestSupport#POOL_VARIANTS_64}) with 64 (no caches) and 8192, the smallest table
+     * whose quarter holds a full descriptor cache for each of 64 workers (Slots.workerCachesFit), so the worker
+     * and submitter caches are on at 64 too.
+     */
     static Stream<Setup> setups() {
         List<Setup> out = new ArrayList<>();
         for (int cap : new int[] {64, 2048}) {
             TestSupport.poolVariants().forEach(v -> out.add(new Setup(v, cap)));
+        }
+        for (int cap : new int[] {64, 8192}) {
+            TestSupport.poolVariants64().forEach(v -> out.add(new Setup(v, cap)));
         }
         return out.stream();
     }
@@ -319,11 +328,12 @@ class SubmissionCountingTest {
     void submitterCloseLosesNothingAndTheSlotIsReused(Setup s) throws Exception {
         ThreadPool pool = ThreadPool.create(s.config().build());
         CountDownLatch gate = new CountDownLatch(1);
-        CountDownLatch busy = new CountDownLatch(4);
+        int workers = pool.config().maxThreads();
+        CountDownLatch busy = new CountDownLatch(workers);
         AtomicInteger ran = new AtomicInteger();
         WaitGroup wg = new WaitGroup();
         try {
-            for (int i = 0; i < 4; i++) { // occupy every worker so the submitter's queue keeps its entries
+            for (int i = 0; i < workers; i++) { // occupy every worker so the submitter's queue keeps its entries
                 pool.submit(() -> { busy.countDown(); awaitQuietly(gate); }, wg);
             }
             assertTrue(busy.await(WAIT.toSeconds(), TimeUnit.SECONDS));

@@ -22,16 +22,47 @@ public final class TestSupport {
 
     // ---- the variants every pool-level test runs on -------------------------------------------------------
 
-    /** One pool-level variant under test: the scheduler and its local queue kind (WORK_STEALING's choice). */
-    public record PoolVariant(SchedulerVariant variant, QueueKind queueKind) {
-        /** A builder with this scheduler and queue kind and every other field at its default. */
+    /**
+     * One pool-level variant under test: the scheduler, its local queue kind (WORK_STEALING's choice) and, for the
+     * wide forms of {@link #POOL_VARIANTS_64}, a worker count that overrides the suite's own ({@code workers} 0:
+     * the suite chooses, through {@link #workersOr}).
+     */
+    public record PoolVariant(SchedulerVariant variant, QueueKind queueKind, int workers) {
+        /** The form whose worker count the suite chooses. */
+        public PoolVariant(SchedulerVariant variant, QueueKind queueKind) {
+            this(variant, queueKind, 0);
+        }
+
+        /**
+         * A builder with this scheduler and queue kind and every other field at its default; for a wide form
+         * also {@code maxThreads(workers)} and, on LANE_EXTENSION, {@link #blockingWorkersAt} of them reserved
+         * for the blocking lane.
+         */
         public PoolConfig.Builder builder() {
-            return PoolConfig.builder().schedulerVariant(variant).queueKind(queueKind);
+            PoolConfig.Builder b = PoolConfig.builder().schedulerVariant(variant).queueKind(queueKind);
+            if (workers > 0) {
+                b.maxThreads(workers);
+                if (variant == SchedulerVariant.LANE_EXTENSION) {
+                    b.blockingWorkers(blockingWorkersAt(workers));
+                }
+            }
+            return b;
+        }
+
+        /** The worker count of a wide form, else the suite's {@code suiteWorkers}. */
+        public int workersOr(int suiteWorkers) {
+            return workers > 0 ? workers : suiteWorkers;
+        }
+
+        /** The same scheduler and queue kind at {@code n} workers. */
+        public PoolVariant at(int n) {
+            return new PoolVariant(variant, queueKind, n);
         }
 
         @Override
         public String toString() {
-            return variant == SchedulerVariant.WORK_STEALING ? variant + "/" + queueKind : variant.name();
+            String name = variant == SchedulerVariant.WORK_STEALING ? variant + "/" + queueKind : variant.name();
+            return workers > 0 ? name + " x" + workers : name;
         }
     }
 
@@ -50,6 +81,35 @@ public final class TestSupport {
     /** {@link #POOL_VARIANTS}, for {@code @MethodSource}. */
     public static Stream<PoolVariant> poolVariants() {
         return POOL_VARIANTS.stream();
+    }
+
+    /**
+     * Every variant of {@link #POOL_VARIANTS} at {@link PoolConfig#MAX_THREADS} (64) workers, the most a pool can
+     * have (issue 48: users run the pool on 8 to 64 cores; on a 2-core box these are oversubscribed, which is
+     * fine for correctness). LANE_EXTENSION reserves a quarter of them ({@link #blockingWorkersAt}: 16) for the
+     * blocking lane and, since {@code maxThreads + maxOverflowWorkers <= 64}, has no overflow workers at this
+     * size. ThreadPoolContractTest, ExecutorServiceContractTest, SubmissionCountingTest and ObservabilityTest
+     * run their every-variant cases on these too (their one-worker cases stay one-worker).
+     */
+    public static final List<PoolVariant> POOL_VARIANTS_64 =
+            POOL_VARIANTS.stream().map(v -> v.at(PoolConfig.MAX_THREADS)).toList();
+
+    /** {@link #POOL_VARIANTS_64}, for {@code @MethodSource}. */
+    public static Stream<PoolVariant> poolVariants64() {
+        return POOL_VARIANTS_64.stream();
+    }
+
+    /** {@link #POOL_VARIANTS} then {@link #POOL_VARIANTS_64}: every variant at the suite's size and at 64. */
+    public static Stream<PoolVariant> poolVariantsAndAt64() {
+        return Stream.concat(poolVariants(), poolVariants64());
+    }
+
+    /**
+     * The blocking-lane share of a wide LANE_EXTENSION pool of {@code workers}: a quarter (16 of 64), so both
+     * lanes are wide (the default lane keeps three quarters for CPU work, as a user sizing for cores would).
+     */
+    public static int blockingWorkersAt(int workers) {
+        return Math.max(1, workers / 4);
     }
 
     /**

@@ -36,9 +36,12 @@ import org.junit.jupiter.params.provider.MethodSource;
 @Timeout(value = 120, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class ThreadPoolContractTest {
 
-    /** Every variant ({@link TestSupport#POOL_VARIANTS}, the one list); each must pass the whole suite. */
+    /**
+     * Every variant ({@link TestSupport#POOL_VARIANTS}, the one list) at this suite's 2 workers, then each at 64
+     * ({@link TestSupport#POOL_VARIANTS_64}); each must pass the whole suite.
+     */
     static Stream<PoolVariant> variants() {
-        return TestSupport.poolVariants();
+        return TestSupport.poolVariantsAndAt64();
     }
 
     /** The variants with a one-worker form ({@link TestSupport#oneWorkerVariants()}: not LANE_EXTENSION). */
@@ -48,7 +51,7 @@ class ThreadPoolContractTest {
 
     static PoolConfig.Builder config(PoolVariant v) {
         // daemon workers: a pool leaked by a failing test cannot keep the test JVM alive
-        return v.builder().maxThreads(2).queueCapacity(64).daemon(true);
+        return v.builder().maxThreads(v.workersOr(2)).queueCapacity(64).daemon(true);
     }
 
     static ThreadPool pool(PoolVariant v) {
@@ -186,7 +189,8 @@ class ThreadPoolContractTest {
         try (ThreadPool pool = pool(v)) {
             for (int n : new int[] {1, 2, 31}) {
                 // every worker parked first: the submit must get through the park handshake
-                eventually("all workers parked", () -> pool.statsSnapshot().parkedWorkers() == 2);
+                int workers = pool.config().maxThreads();
+                eventually("all workers parked", () -> pool.statsSnapshot().parkedWorkers() == workers);
                 PoolStats before = pool.statsSnapshot();
                 WaitGroup wg = new WaitGroup();
                 for (int i = 0; i < n; i++) {
@@ -997,21 +1001,32 @@ class ThreadPoolContractTest {
         assertEquals(open.totalAllocBytes(), pool.statsSnapshot().totalAllocBytes(), "nothing allocated at close");
     }
 
+    /**
+     * Every idle strategy with every timestamp mode. On the 64-worker forms BUSY_SPIN runs once, with timestamps
+     * DISABLED and 1,000 tasks instead of 5,000: 64 workers that never park on a 2-core box made creating the
+     * pool and submitting to it take 2 to 4 s each (about 7 s a variant); every pairing still runs at the suite's
+     * 2 workers.
+     */
     @ParameterizedTest
     @MethodSource("variants")
     void everyIdleStrategyRunsEveryTask(PoolVariant v) throws Exception {
         for (IdleStrategy strategy : IdleStrategy.values()) {
             for (TimestampMode ts : TimestampMode.values()) {
+                boolean wideSpin = v.workers() > 0 && strategy == IdleStrategy.BUSY_SPIN;
+                if (wideSpin && ts != TimestampMode.DISABLED) {
+                    continue;
+                }
+                int n = wideSpin ? 1_000 : 5_000;
                 ThreadPool pool = ThreadPool.create(config(v).idleStrategy(strategy).timestampMode(ts)
                         .spinBeforePark(Duration.ofNanos(20_000)).build());
                 AtomicInteger ran = new AtomicInteger();
                 WaitGroup wg = new WaitGroup();
-                for (int i = 0; i < 5_000; i++) {
+                for (int i = 0; i < n; i++) {
                     pool.submit(ran::incrementAndGet, wg);
                 }
                 assertTrue(wg.await(WAIT), strategy + "/" + ts);
                 pool.close();
-                assertEquals(5_000, ran.get(), strategy + "/" + ts);
+                assertEquals(n, ran.get(), strategy + "/" + ts);
                 assertClosedClean(pool);
             }
         }

@@ -1,8 +1,10 @@
 package dev.threadpool.stress;
 
+import dev.threadpool.QueueKind;
 import dev.threadpool.SchedulerVariant;
 
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -16,6 +18,13 @@ import java.util.Map;
  */
 public final class CountingStress {
     static final Map<String, StressSubject> SUBJECTS = new LinkedHashMap<>();
+
+    /**
+     * The 64-worker subjects (issue 48). {@link StressLauncher} leaves them out of its default list: CI runs them
+     * in an execution of their own ({@code stress-64} in pom.xml), with fewer runs and items, since 64 workers on
+     * a 2-core box make each run slower; {@code --subjects} names them for a run by hand.
+     */
+    static final List<String> WIDE = List.of("pool-64", "pool-ws-64", "pool-ws-cl-64", "pool-lanes-64");
 
     static {
         register(new BoundedRingSubject());
@@ -33,6 +42,11 @@ public final class CountingStress {
         register(new WaitGroupSubject());
         register(new JoinTreeSubject());
         register(new ParallelForSubject());
+        // issue 48: the whole pool at 64 workers (PoolConfig.MAX_THREADS) on every variant
+        register(new PoolSubject("pool-64", SchedulerVariant.GLOBAL_QUEUE, QueueKind.RING, 64));
+        register(new PoolSubject("pool-ws-64", SchedulerVariant.WORK_STEALING, QueueKind.RING, 64));
+        register(new PoolSubject("pool-ws-cl-64", SchedulerVariant.WORK_STEALING, QueueKind.CHASE_LEV, 64));
+        register(new LanePoolSubject("pool-lanes-64", 64, 16, 0));
     }
 
     static void register(StressSubject s) {

@@ -23,17 +23,40 @@ final class LanePoolSubject implements StressSubject {
     private static final int CHUNK = 16;
     private static final int MODES = 4;
 
+    private final String name;
+    private final int workers;
+    private final int blockingWorkers;
+    private final int overflowWorkers;
+
+    LanePoolSubject() {
+        this("pool-lanes", 3, 1, 2);
+    }
+
+    /**
+     * The same workload on {@code workers} workers, {@code blockingWorkers} of them the blocking lane's, and up
+     * to {@code overflowWorkers} overflow workers (issue 48: {@code pool-lanes-64}, 64 workers with 16 blocking;
+     * {@code maxThreads + maxOverflowWorkers <= 64} leaves it none, so its stalled default workers are covered by
+     * the 47 others instead).
+     */
+    LanePoolSubject(String name, int workers, int blockingWorkers, int overflowWorkers) {
+        this.name = name;
+        this.workers = workers;
+        this.blockingWorkers = blockingWorkers;
+        this.overflowWorkers = overflowWorkers;
+    }
+
     @Override
     public String name() {
-        return "pool-lanes";
+        return name;
     }
 
     @Override
     public String run(int items, int threads, Seen seen) throws Exception {
         ThreadPool pool = ThreadPool.create(PoolConfig.builder().schedulerVariant(SchedulerVariant.LANE_EXTENSION)
-                .maxThreads(3).blockingWorkers(1).maxOverflowWorkers(2).queueCapacity(64).localQueueCapacity(16)
+                .maxThreads(workers).blockingWorkers(blockingWorkers).maxOverflowWorkers(overflowWorkers)
+                .queueCapacity(64).localQueueCapacity(16)
                 .watchdogInterval(Duration.ofMillis(1)).blockingPromotionTimeout(Duration.ofMillis(1))
-                .threadNamePrefix("pool-lanes-").build());
+                .threadNamePrefix(name + "-").build());
         WaitGroup group = new WaitGroup();
         int submitters = Math.max(1, threads);
         Thread[] ts = new Thread[submitters];
@@ -91,11 +114,11 @@ final class LanePoolSubject implements StressSubject {
             throw new IllegalStateException("accounting broken after close: " + after);
         }
         long leftThreads = Thread.getAllStackTraces().keySet().stream()
-                .filter(t -> t.isAlive() && t.getName().startsWith("pool-lanes-")).count();
+                .filter(t -> t.isAlive() && t.getName().startsWith(name + "-")).count();
         if (leftThreads != 0) {
             throw new IllegalStateException(leftThreads + " pool threads alive after close");
         }
-        return "submitters " + submitters + "  completed " + after.completed() + "  stalls " + after.stallsSeen()
+        return "workers " + workers + "  submitters " + submitters + "  completed " + after.completed() + "  stalls " + after.stallsSeen()
                 + "  overflow spawned/retired " + after.overflowSpawned() + "/" + after.overflowRetired()
                 + "  inline " + after.inlineRuns();
     }

@@ -2,6 +2,7 @@ package dev.threadpool.stress;
 
 import dev.threadpool.PoolConfig;
 import dev.threadpool.PoolStats;
+import dev.threadpool.QueueKind;
 import dev.threadpool.SchedulerVariant;
 import dev.threadpool.ThreadPool;
 import dev.threadpool.WaitGroup;
@@ -17,6 +18,8 @@ import java.util.concurrent.atomic.AtomicLong;
 final class PoolSubject implements StressSubject {
     private final String name;
     private final SchedulerVariant variant;
+    private final QueueKind queueKind;
+    private final int workers;
 
     PoolSubject() {
         this("pool", SchedulerVariant.GLOBAL_QUEUE);
@@ -24,8 +27,18 @@ final class PoolSubject implements StressSubject {
 
     /** {@code pool-ws}: the same on WORK_STEALING, a quarter of the items submitted from a worker. */
     PoolSubject(String name, SchedulerVariant variant) {
+        this(name, variant, QueueKind.RING, 2);
+    }
+
+    /**
+     * The same workload on {@code variant} with {@code queueKind} and {@code workers} workers (issue 48: the
+     * 64-worker subjects {@code pool-64}, {@code pool-ws-64}, {@code pool-ws-cl-64}).
+     */
+    PoolSubject(String name, SchedulerVariant variant, QueueKind queueKind, int workers) {
         this.name = name;
         this.variant = variant;
+        this.queueKind = queueKind;
+        this.workers = workers;
     }
 
     @Override
@@ -35,8 +48,8 @@ final class PoolSubject implements StressSubject {
 
     @Override
     public String run(int items, int threads, Seen seen) throws Exception {
-        ThreadPool pool = ThreadPool.create(PoolConfig.builder().maxThreads(2).queueCapacity(64)
-                .schedulerVariant(variant).build());
+        ThreadPool pool = ThreadPool.create(PoolConfig.builder().maxThreads(workers).queueCapacity(64)
+                .schedulerVariant(variant).queueKind(queueKind).build());
         WaitGroup group = new WaitGroup();
         int submitters = Math.max(1, threads);
         Thread[] ts = new Thread[submitters];
@@ -90,7 +103,7 @@ final class PoolSubject implements StressSubject {
                 || after.submitted() != expected || after.totalAllocBytes() != after.totalFreeBytes()) {
             throw new IllegalStateException("accounting broken after close: " + after);
         }
-        return "submitters " + submitters + "  completed " + after.completed() + "  parks " + after.parks()
+        return "workers " + workers + "  submitters " + submitters + "  completed " + after.completed() + "  parks " + after.parks()
                 + "  rejected-tries " + after.rejected();
     }
 
