@@ -47,16 +47,16 @@ class SubmissionCountingTest {
 
     /**
      * Every variant ({@link TestSupport#POOL_VARIANTS}, the one list) at 4 workers and both capacities, then each
-     * at 64 workers ({@link TestSupport#POOL_VARIANTS_64}) with 64 (no caches) and 8192, the smallest table
-     * whose quarter holds a full descriptor cache for each of 64 workers (Slots.workerCachesFit), so the worker
-     * and submitter caches are on at 64 too.
+     * at 64 workers ({@link TestSupport#POOL_VARIANTS_64}) with 64 (no worker caches), the default 4096 (worker
+     * caches of 16: Slots.workerCacheLimit) and 8192 (full caches of 32), so the sized caches, the full ones and
+     * the submitter caches all run at 64 too.
      */
     static Stream<Setup> setups() {
         List<Setup> out = new ArrayList<>();
         for (int cap : new int[] {64, 2048}) {
             TestSupport.poolVariants().forEach(v -> out.add(new Setup(v, cap)));
         }
-        for (int cap : new int[] {64, 8192}) {
+        for (int cap : new int[] {64, 4096, 8192}) {
             TestSupport.poolVariants64().forEach(v -> out.add(new Setup(v, cap)));
         }
         return out.stream();

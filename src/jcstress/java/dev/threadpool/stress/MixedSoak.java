@@ -24,7 +24,7 @@ import java.util.concurrent.locks.LockSupport;
  * The mixed soak (issue 48): every way into the pool at once, for a set time, on every variant at
  * {@code workers} workers (64 by default, {@link PoolConfig#MAX_THREADS}; LANE_EXTENSION with a quarter of them
  * blocking). Per variant two pools in turn, {@code queueCapacity} 256 (no descriptor caches: the table is short
- * and full often) and 8192 (worker and submitter caches on at 64 workers). Each pool runs rounds until its share
+ * and full often) and 8192 (worker caches of 32 and submitter caches at 64 workers). Each pool runs rounds until its share
  * of the time is up; in a round {@value #PARTIES} outside threads draw random operations, each over fresh ids:
  * <ul>
  *   <li>{@code submit} with a group, or without one (the task counts itself down), default or BLOCKING lane;</li>
