@@ -249,19 +249,6 @@ public final class CountingScenarios implements Scenarios {
 
     // ---- join ------------------------------------------------------------------------------------------
 
-    /** {@code levels} joins nested in their left halves, {@code innermost} inside them all. */
-    private static void nested(PoolCore core, int levels, Runnable innermost) {
-        if (levels == 0) {
-            innermost.run();
-            return;
-        }
-        try {
-            core.join(() -> nested(core, levels - 1, innermost), () -> { });
-        } catch (InterruptedException e) {
-            throw new AssertionError(e);
-        }
-    }
-
     private static Run join(PoolCore core, int joins, int levels) throws Exception {
         int warm = Math.max(64, joins / 4);
         AtomicInteger stolen = new AtomicInteger();
@@ -277,7 +264,7 @@ public final class CountingScenarios implements Scenarios {
                     stolen.incrementAndGet();
                 }
             };
-            nested(core, levels, () -> {
+            NestedJoins.nested(core, levels, () -> {
                 try {
                     for (int j = 0; j < warm + joins; j++) {
                         if (j == warm) {

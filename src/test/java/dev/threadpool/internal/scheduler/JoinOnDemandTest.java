@@ -35,19 +35,6 @@ class JoinOnDemandTest {
         return TestSupport.poolVariantsExcept(SchedulerVariant.LANE_EXTENSION);
     }
 
-    /** {@code levels} joins nested in their left halves (right: nothing), {@code innermost} inside them all. */
-    private static void nested(PoolCore core, int levels, Runnable innermost) {
-        if (levels == 0) {
-            innermost.run();
-            return;
-        }
-        try {
-            core.join(() -> nested(core, levels - 1, innermost), () -> { });
-        } catch (InterruptedException e) {
-            throw new AssertionError(e);
-        }
-    }
-
     /** Waits, bounded, for {@code latch}; false when WAIT passed. */
     private static boolean await(CountDownLatch latch) {
         try {
@@ -77,8 +64,10 @@ class JoinOnDemandTest {
                 WorkerThread self = (WorkerThread) Thread.currentThread();
                 // the other worker runs the blocker (neither searching nor parked), this one runs us: no demand
                 TestSupport.eventually("no worker wants work", () -> !j.wantedForTest());
-                nested(core, Joining.EAGER_LEVELS, () -> offeredOneLevelUp.set((int) j.joinsForTest().size(self.index)));
-                nested(core, Joining.EAGER_LEVELS + 2, () -> offered.set((int) j.joinsForTest().size(self.index)));
+                NestedJoins.nested(core, Joining.EAGER_LEVELS,
+                        () -> offeredOneLevelUp.set((int) j.joinsForTest().size(self.index)));
+                NestedJoins.nested(core, Joining.EAGER_LEVELS + 2,
+                        () -> offered.set((int) j.joinsForTest().size(self.index)));
             }, 0);
             assertTrue(core.await(h, TestSupport.WAIT.toNanos()));
             assertEquals(Joining.EAGER_LEVELS, offeredOneLevelUp.get(), "the eager levels offer their halves");
@@ -103,7 +92,7 @@ class JoinOnDemandTest {
             CountDownLatch rightStarted = new CountDownLatch(1);
             AtomicInteger leftSawRight = new AtomicInteger(-1);
             long h = core.submitWaitable(() -> {
-                nested(core, Joining.EAGER_LEVELS, () -> {
+                NestedJoins.nested(core, Joining.EAGER_LEVELS, () -> {
                     // the eager levels' first offer woke the other worker (claiming its idle bit); once it has
                     // run or missed their halves it searches, then parks: it wants work until it is woken again
                     TestSupport.eventually("the other worker wants work", j::wantedForTest);
@@ -148,7 +137,7 @@ class JoinOnDemandTest {
                         stolen.countDown();
                         // on the thief, at its loop's top: wait until the owner waits with nothing to help with
                         TestSupport.eventually("the owner waits for this half", () -> j.joinsForTest().waiters() > 0);
-                        nested(core, Joining.EAGER_LEVELS, () -> {
+                        NestedJoins.nested(core, Joining.EAGER_LEVELS, () -> {
                             try {
                                 core.join(() -> leftSawRight.set(await(innerRightStarted) ? 1 : 0), () -> {
                                     innerRightRanOn.set(Thread.currentThread());
@@ -189,7 +178,8 @@ class JoinOnDemandTest {
             AtomicInteger offered = new AtomicInteger(-1);
             long h = core.submitWaitable(() -> {
                 WorkerThread self = (WorkerThread) Thread.currentThread();
-                nested(core, Joining.EAGER_LEVELS + 2, () -> offered.set((int) j.joinsForTest().size(self.index)));
+                NestedJoins.nested(core, Joining.EAGER_LEVELS + 2,
+                        () -> offered.set((int) j.joinsForTest().size(self.index)));
             }, 0);
             assertTrue(core.await(h, TestSupport.WAIT.toNanos()));
             release.countDown();
