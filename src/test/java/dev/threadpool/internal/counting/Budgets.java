@@ -5,9 +5,11 @@ import java.util.function.ToDoubleFunction;
 
 /**
  * Issue 48's budgets (64 workers), each with the ceiling the test enforces today. Where today's code meets the
- * budget the ceiling is the budget; where it does not, the ceiling pins today's count (with the margin the
- * timing-dependent wake part needs, stated per row) so that a regression fails while the work to meet the budget
- * is still to do, and the table marks the row "over budget".
+ * budget the ceiling is the budget; where it does not, the ceiling pins today's count so that a regression fails
+ * while the work to meet the budget is still to do, and the table marks the row "over budget". A count that
+ * moves from run to run (wakes; a worker's descriptor cache flushed at each search start, which 64 workers on
+ * 2 CPUs do all the time) gets a ceiling that one more shared write per task would still cross, not a tight
+ * one: the test runs in CI on a loaded 2-CPU machine and must not fail on that machine's timing.
  */
 public final class Budgets {
 
@@ -43,7 +45,7 @@ public final class Budgets {
 
     /** The first row is the worker submit's: {@code SharedWriteBudgetTest} uses it to show a check can fail. */
     public static final List<Budget> ALL = List.of(
-            new Budget(Path.WORKER_SUBMIT, "all-shared writes outside wakes", OUTSIDE_WAKES, 0, "0", 1.0 / 2,
+            new Budget(Path.WORKER_SUBMIT, "all-shared writes outside wakes", OUTSIDE_WAKES, 0, "0", 3.0 / 4,
                     3, "today: the freelist only, 0.06 to 0.41 by run (worker caches of 16 at 64 workers"
                             + " refill every 16 pops and spill every 8 pushes; the chain moves between workers, so one"
                             + " worker's cache takes what another's gives back; and a worker flushes its cache at each"
@@ -53,7 +55,7 @@ public final class Budgets {
             new Budget(Path.WORKER_SUBMIT, "all-shared writes", ALL_SHARED_WRITES, 0, "0", 3, 5,
                     "the above plus wakes of parked workers, 0.5 to 1.5 a task on 2 CPUs: a loose pin"),
             new Budget(Path.WORKER_SUBMIT, "freelist RMW", s -> s.perTask(s.freelistRmws()), 1.0 / 16, "1/16",
-                    1.0 / 2, 1, "today 0.06 to 0.41 by run (GLOBAL_QUEUE up to 0.55: its tasks spread over more"
+                    3.0 / 4, 1, "today 0.06 to 0.41 by run (GLOBAL_QUEUE up to 0.55: its tasks spread over more"
                             + " workers, each flushing at its search start), as above: worker caches sized by capacity"
                             + " over workers (Slots.workerCacheLimit: 16 at 64 workers); 2 before, when the caches"
                             + " switched off above 32 workers"),
@@ -78,10 +80,10 @@ public final class Budgets {
                             + " they search; 2 before the worker caches came back at 64 workers"),
             new Budget(Path.OUTSIDE_GROUP, "all-shared writes outside wakes", OUTSIDE_WAKES, 1.0 / 8, "1/8",
                     1.0 / 8, 1.0 / 8, "the budget itself: the group's add is on the heap, on the submitter's stripe"),
-            new Budget(Path.WORKER_GROUP, "all-shared writes outside wakes", OUTSIDE_WAKES, 0, "0", 1.0 / 2,
+            new Budget(Path.WORKER_GROUP, "all-shared writes outside wakes", OUTSIDE_WAKES, 0, "0", 3.0 / 4,
                     3, "as the worker submit without a group (0.15 to 0.41 today: the freelist; GLOBAL_QUEUE 2.1 to"
                             + " 2.7 with its ring): add and done are on the heap (WaitGroup)"),
-            new Budget(Path.STEAL, "all-shared writes outside wakes", OUTSIDE_WAKES, Double.NaN, "none", 1, 1,
+            new Budget(Path.STEAL, "all-shared writes outside wakes", OUTSIDE_WAKES, Double.NaN, "none", 1.5, 1.5,
                     "no target in issue 48; today 0.64 to 0.75: the thief's cache spilling descriptors to the"
                             + " freelist and workers_nonempty as queues fill and empty (1.1 to 1.4 before the worker"
                             + " caches came back at 64 workers)"),
@@ -96,13 +98,14 @@ public final class Budgets {
             new Budget(Path.IDLE_LOOK, "all-shared lines read", s -> s.perTask(s.allLinesRead()), 16,
                     "bounded (16 here)", 19, 18, "the idle mask, SEARCHING, the inject and carried rings' words"),
             new Budget(Path.JOIN_OFFERED, "all-shared writes outside wakes", OUTSIDE_WAKES, Double.NaN, "none",
-                    1.0 / 16, 1.0 / 16, "no target in issue 48; today 0 to 0.03 by run: WAITERS, when an owner"
-                            + " waits, and a thief's cache flushing at its search start"),
+                    1.0 / 2, 1.0 / 2, "no target in issue 48; today 0 to 0.11 by run: WAITERS, when an owner"
+                            + " waits, and a thief's cache flushing at its search start. The pin catches a shared write"
+                            + " per join (1), not the run-to-run part"),
             new Budget(Path.JOIN_DEEP, "all-shared writes outside wakes", OUTSIDE_WAKES, Double.NaN, "none",
-                    1.0 / 16, 1.0 / 16, "no target in issue 48; today 0 to 0.02 by run (as the offered join)"),
-            new Budget(Path.JOIN_OFFERED, "all-shared writes", ALL_SHARED_WRITES, Double.NaN, "none", 1.25, 1.25,
+                    1.0 / 2, 1.0 / 2, "no target in issue 48; today 0 to 0.02 by run (as the offered join)"),
+            new Budget(Path.JOIN_OFFERED, "all-shared writes", ALL_SHARED_WRITES, Double.NaN, "none", 1.5, 1.5,
                     "no target in issue 48; today 0 to 1: the owner clears a parked stealer's idle bit to wake it"),
-            new Budget(Path.JOIN_DEEP, "all-shared writes", ALL_SHARED_WRITES, Double.NaN, "none", 1.25, 1.25,
+            new Budget(Path.JOIN_DEEP, "all-shared writes", ALL_SHARED_WRITES, Double.NaN, "none", 1.5, 1.5,
                     "no target in issue 48; as the offered join (every join is offered while a stealer is parked)"));
 
     private Budgets() {}

@@ -172,7 +172,7 @@ class SharedWriteBudgetTest {
                 // the caches' refills (every 16 pops) and spills (every 8 pushes), and the flush of a worker's cache
                 // when it starts a search (Slots, hazard rule 2): with 64 workers on 2 CPUs workers search all the
                 // time, GLOBAL_QUEUE's most of all (0.27 to 0.55), so the bound is loose here
-                double bound = s.variant().equals("GLOBAL_QUEUE") ? 1 : 1.0 / 2; // GLOBAL_QUEUE: up to 0.55 seen
+                double bound = s.variant().equals("GLOBAL_QUEUE") ? 1 : 3.0 / 4; // up to 0.41 seen, GLOBAL_QUEUE 0.55
                 assertTrue(freelist > 0 && freelist <= bound, s.path() + " " + s.variant() + " freelist " + freelist
                         + ": the worker caches' refills, spills and flushes only");
             }
