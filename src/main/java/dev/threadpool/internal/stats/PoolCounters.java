@@ -130,8 +130,8 @@ public final class PoolCounters {
     private final MemorySegment seg;
     /**
      * The block's address where the owners' increments go by raw address ({@link Mem#RAW}), else 0. Sound for
-     * {@link #increment} and {@link #add} only: their callers are the block's owner, a worker, and the pool
-     * frees its arena only after every worker is joined (native-notes/FFM.md, "Raw addresses"). Every read
+     * {@link #increment}, {@link #add} and {@link #tryAcceptOnWorker} only: their callers are the block's owner, a
+     * worker, and the pool frees its arena only after every worker is joined (native-notes/FFM.md, "Raw addresses"). Every read
      * ({@link #get}: snapshots, which may race a close) stays on the checked segment.
      */
     private final long base;
@@ -187,7 +187,20 @@ public final class PoolCounters {
      * write that line, so a worker's accepts write nothing every worker writes. Only on worker {@code w}'s thread.
      */
     public boolean tryAcceptOnWorker(int w, long n) {
-        return tryAcceptOn(Layout.workerFieldOffset(w, ADMITTED), n);
+        final long off = Layout.workerFieldOffset(w, ADMITTED);
+        for (;;) {
+            // plain: our own word, written otherwise only by the shutdown's getAndOr, which the CAS below checks.
+            // By raw address where Mem.RAW: the caller is a worker, which the arena outlives (see base).
+            long v = Mem.getLongPlainAt(seg, base, off);
+            if ((v & CLOSED_BIT) != 0) {
+                return false;
+            }
+            // CAS (volatile): the acceptance point, totally ordered with closeAdmission's getAndOr on this word:
+            // the task is counted in the value the shutdown read there, or it sees the bit and is refused
+            if (Mem.casLongAt(seg, base, off, v, v + n)) {
+                return true;
+            }
+        }
     }
 
     /**
@@ -199,28 +212,24 @@ public final class PoolCounters {
         if (s < 0 || s >= submitters) {
             throw new IllegalArgumentException("s must be in [0, " + submitters + "): s=" + s);
         }
-        return tryAcceptOn(submitterWord(s), n);
+        final long off = submitterWord(s);
+        for (;;) {
+            // plain, on the checked segment (not by raw address): a submitter is not a worker, and may race the
+            // pool's close, which frees the arena; the FFM check then throws instead of touching freed memory
+            long v = Mem.getLongPlain(seg, off);
+            if ((v & CLOSED_BIT) != 0) {
+                return false;
+            }
+            // CAS (volatile): as in tryAcceptOnWorker, ordered with closeAdmission's getAndOr on this word
+            if (Mem.casLong(seg, off, v, v + n)) {
+                return true;
+            }
+        }
     }
 
     /** Whether registered submitter slots have admission words of their own here. */
     public boolean hasSubmitterWords() {
         return submitters > 0;
-    }
-
-    private boolean tryAcceptOn(long off, long n) {
-        for (;;) {
-            // plain: the caller's own word, written otherwise only by the shutdown's getAndOr, which the CAS below
-            // checks
-            long v = Mem.getLongPlainAt(seg, base, off);
-            if ((v & CLOSED_BIT) != 0) {
-                return false;
-            }
-            // CAS (volatile): the acceptance point, totally ordered with closeAdmission's getAndOr on this word:
-            // the task is counted in the value the shutdown read there, or it sees the bit and is refused
-            if (Mem.casLongAt(seg, base, off, v, v + n)) {
-                return true;
-            }
-        }
     }
 
     /**
