@@ -114,9 +114,7 @@ final class Submission {
         if (self != null) {
             return counters.tryAcceptOnWorker(self.index, n);
         }
-        return submitter != Slots.NO_SUBMITTER && counters.hasSubmitterWords()
-                ? counters.tryAcceptOnSubmitter(submitter, n)
-                : counters.tryAccept(n);
+        return submitter != Slots.NO_SUBMITTER ? counters.tryAcceptOnSubmitter(submitter, n) : counters.tryAccept(n);
     }
 
     /** Counts one refused submission and returns the exception that reports it. */

@@ -227,11 +227,6 @@ public final class PoolCounters {
         }
     }
 
-    /** Whether registered submitter slots have admission words of their own here. */
-    public boolean hasSubmitterWords() {
-        return submitters > 0;
-    }
-
     /**
      * Sets the admission bit on SUBMITTED, then on every worker's ADMITTED word and every submitter slot's, in
      * index order; returns the
