@@ -303,7 +303,7 @@ final class Joining {
      */
     private boolean wanted() {
         return searching.searchers() != 0 // opaque: pairs with nothing (a miss costs parallelism only)
-                || (parking.idleMask() & stealers) != 0 // volatile load: a parked stealer, woken by the offer
+                || (parking.idleMaskHintOnWorker() & stealers) != 0 // opaque: a parked stealer, woken by the offer
                 || joins.waiters() != 0; // opaque
     }
 

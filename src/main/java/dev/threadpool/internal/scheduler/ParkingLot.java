@@ -144,6 +144,16 @@ public final class ParkingLot {
     }
 
     /**
+     * The idle mask as a hint, for a worker's decision that no handshake depends on (Joining's demand check, once
+     * per join below the eager levels): an opaque load, by raw address as {@link #idleMaskOnWorker}. A stale value
+     * costs that join's parallelism, never a wake: an offer that follows still wakes through {@link #wakeOneOf}.
+     * Only on the pool's workers.
+     */
+    public long idleMaskHintOnWorker() {
+        return Mem.getLongOpaqueAt(seg, base, Layout.IDLE_MASK_OFFSET); // opaque: pairs with nothing (a hint)
+    }
+
+    /**
      * Steps b and c: wakes one announced worker, starting from a rotating hint so the same worker is not
      * always the one woken. Returns the index woken, or -1 when no worker was idle.
      */
