@@ -8,6 +8,7 @@ import dev.threadpool.internal.queue.QueueEntry;
 import dev.threadpool.internal.queue.RingQueue;
 import dev.threadpool.internal.scheduler.ParkingLot;
 import dev.threadpool.internal.scheduler.WakeCoalescer;
+import dev.threadpool.internal.scheduler.WorkSummary;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.VarHandle;
 import org.openjdk.jcstress.annotations.Actor;
@@ -91,6 +92,108 @@ public final class WorkStealingParkTest {
         public void submitter(II_Result r) {
             lifo.put(1, 1);
             VarHandle.fullFence();
+            r.r1 = wake.signalWork() ? 1 : 0;
+        }
+
+        @Actor
+        public void worker(II_Result r) {
+            park(r);
+        }
+    }
+
+    /**
+     * The re-check as WorkStealingScheduler.hasWork does it since issue 48: the WorkSummary words first, then only
+     * the sources of a worker whose bit is set. The submitter (worker 1) puts into its LIFO slot, marks HELD
+     * (a getAndOr while its bit is clear), then fences and runs the coalesced wake. {@code staleBit}: the bit is
+     * set before the race (left from an earlier run of work), so the submitter's mark writes nothing.
+     */
+    abstract static class SummaryLifoBase extends Base {
+        final ParkingLot parking2 = new ParkingLot(m, 2);
+        final WorkSummary summary = parking2.work();
+        final LifoSlot lifo = new LifoSlot(m, "lifo", 2);
+
+        SummaryLifoBase(boolean staleBit) {
+            if (staleBit) {
+                summary.mark(WorkSummary.HELD, 1);
+            }
+        }
+
+        @Override
+        boolean visible() {
+            // volatile load of HELD, then of the slot only when worker 1's bit is set (WorkSummary)
+            return (summary.mask(WorkSummary.HELD) & 2L) != 0 && lifo.peekVolatile(1) != QueueEntry.EMPTY;
+        }
+
+        void submit(II_Result r) {
+            lifo.put(1, 1); // getAndSet
+            summary.mark(WorkSummary.HELD, 1); // getAndOr while clear
+            VarHandle.fullFence(); // as WorkStealingScheduler.signalWork
+            r.r1 = wake.signalWork() ? 1 : 0;
+        }
+    }
+
+    @JCStressTest
+    @Description("LIFO put + HELD mark + coalesced wake vs announce, stop searching, re-check through the summary")
+    @Outcome(id = {"1, 1", "1, 0", "0, 1"}, expect = Expect.ACCEPTABLE, desc = "woken, or saw the entry, or both")
+    @Outcome(id = "0, 0", expect = Expect.FORBIDDEN, desc = "lost wakeup: the bit and the wake both missed")
+    @State
+    public static class SummaryLifoPutVsPark extends SummaryLifoBase {
+        public SummaryLifoPutVsPark() {
+            super(false);
+        }
+
+        @Actor
+        public void submitter(II_Result r) {
+            submit(r);
+        }
+
+        @Actor
+        public void worker(II_Result r) {
+            park(r);
+        }
+    }
+
+    @JCStressTest
+    @Description("as SummaryLifoPutVsPark with HELD already set (a stale bit): the plain Dekker pair on the slot")
+    @Outcome(id = {"1, 1", "1, 0", "0, 1"}, expect = Expect.ACCEPTABLE, desc = "woken, or saw the entry, or both")
+    @Outcome(id = "0, 0", expect = Expect.FORBIDDEN, desc = "lost wakeup")
+    @State
+    public static class SummaryStaleBitLifoPutVsPark extends SummaryLifoBase {
+        public SummaryStaleBitLifoPutVsPark() {
+            super(true);
+        }
+
+        @Actor
+        public void submitter(II_Result r) {
+            submit(r);
+        }
+
+        @Actor
+        public void worker(II_Result r) {
+            park(r);
+        }
+    }
+
+    @JCStressTest
+    @Description("local push (release) + NONEMPTY mark + full fence + coalesced wake vs announce, stop searching,"
+            + " re-check through the summary")
+    @Outcome(id = {"1, 1", "1, 0", "0, 1"}, expect = Expect.ACCEPTABLE, desc = "woken, or saw the entry, or both")
+    @Outcome(id = "0, 0", expect = Expect.FORBIDDEN, desc = "lost wakeup")
+    @State
+    public static class SummaryLocalPushVsPark extends Base {
+        final WorkSummary summary = new ParkingLot(m, 2).work();
+        final RingQueue local = new RingQueue(m, "local 1", 2, true);
+
+        @Override
+        boolean visible() {
+            return (summary.mask(WorkSummary.NONEMPTY) & 2L) != 0 && local.size() > 0;
+        }
+
+        @Actor
+        public void submitter(II_Result r) {
+            local.tryPush(1); // release store of tail
+            summary.mark(WorkSummary.NONEMPTY, 1); // LocalQueues.markNonEmpty: getAndOr while clear
+            VarHandle.fullFence(); // as WorkStealingScheduler.signalWork
             r.r1 = wake.signalWork() ? 1 : 0;
         }
 

@@ -60,20 +60,26 @@ class OrderingPinTest {
             "dev.threadpool.internal.scheduler.GlobalQueueScheduler",
             "dev.threadpool.internal.scheduler.JoinDeques",
             "dev.threadpool.internal.scheduler.Joining",
-            "dev.threadpool.internal.scheduler.SpaceWaiters");
+            "dev.threadpool.internal.scheduler.SpaceWaiters",
+            "dev.threadpool.internal.scheduler.WorkSummary",
+            "dev.threadpool.internal.scheduler.LocalQueues",
+            "dev.threadpool.internal.scheduler.JoinAwareScheduler",
+            "dev.threadpool.internal.scheduler.LaneScheduler");
 
     static final String MEM = "dev/threadpool/internal/memory/Mem";
     static final String VAR_HANDLE = "java/lang/invoke/VarHandle";
     /** A helper of ours whose name states an access mode. */
     static final Pattern MODE_NAME = Pattern.compile(".*(Acquire|Release|Volatile|Opaque|Fence).*|cas[A-Z].*|getAnd.*");
     /** The steps of the park/wake and join handshakes, whose order in the callers (Idle, Joining) is the protocol. */
-    static final Pattern STEP_NAME = Pattern.compile("announce|retract|hasWork|pendingPush|searching|park|parkNanos"
+    static final Pattern STEP_NAME = Pattern.compile("announce|retract|hasWork|lookForWork|ranDry|pendingPush|searching|park|parkNanos"
             + "|idleMask|wakeOne|wakeOneOf|signalWork|beginSearch|endSearch|takeWakeStamp|stampWake"
-            + "|word|isDone|tryMarkParked|markStolen|complete|finishStolen|tryReclaim|takeBack|offer");
+            + "|word|isDone|tryMarkParked|markStolen|complete|finishStolen|tryReclaim|takeBack|offer"
+            + "|mark|clear|isMarked|mask");
     static final List<String> STEP_OWNERS = List.of("dev/threadpool/internal/scheduler/ParkingLot",
             "dev/threadpool/internal/scheduler/Idle",
             "dev/threadpool/internal/scheduler/Scheduler", "dev/threadpool/internal/scheduler/WakeCoalescer",
-            "dev/threadpool/internal/scheduler/JoinDeques", "dev/threadpool/internal/stats/WorkerTimes");
+            "dev/threadpool/internal/scheduler/JoinDeques", "dev/threadpool/internal/stats/WorkerTimes",
+            "dev/threadpool/internal/scheduler/WorkSummary");
 
     @Test
     void everyOrderingCallIsPinned() throws IOException {

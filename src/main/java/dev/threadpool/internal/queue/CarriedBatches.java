@@ -204,9 +204,17 @@ public final class CarriedBatches {
      * one holds an entry, then a CAS on that line.
      */
     public boolean steal(int w, Object[] taken) {
+        return steal(w, taken, -1L);
+    }
+
+    /**
+     * {@link #steal(int, Object[])} from the peers whose bit is set in {@code candidates} only (a pool's summary of
+     * which batches may hold entries), in the same order, from {@code w + 1}.
+     */
+    public boolean steal(int w, Object[] taken, long candidates) {
         for (int k = 1; k < workers; k++) {
             int v = w + k < workers ? w + k : w + k - workers;
-            if (take(v, taken)) {
+            if ((candidates & (1L << v)) != 0 && take(v, taken)) {
                 return true;
             }
         }

@@ -37,8 +37,8 @@ final class ChaseLevLocalQueues extends LocalQueues {
     /** Where a failed deque growth is recorded (the pool's recentErrors). */
     private final RecentErrors errors;
 
-    ChaseLevLocalQueues(PoolMemory memory, int workers, int capacity, RecentErrors errors) {
-        super(memory, workers);
+    ChaseLevLocalQueues(PoolMemory memory, WorkSummary summary, int workers, int capacity, RecentErrors errors) {
+        super(summary, workers);
         this.errors = errors;
         deques = new WorkDeque[workers];
         for (int w = 0; w < workers; w++) {

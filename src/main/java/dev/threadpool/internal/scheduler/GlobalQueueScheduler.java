@@ -3,6 +3,7 @@ package dev.threadpool.internal.scheduler;
 import dev.threadpool.Lane;
 import dev.threadpool.PoolConfig;
 import dev.threadpool.WaitGroup;
+import dev.threadpool.internal.memory.CacheLine;
 import dev.threadpool.internal.memory.PoolMemory;
 import dev.threadpool.internal.queue.BoundedRing;
 import dev.threadpool.internal.queue.CarriedBatches;
@@ -58,13 +59,25 @@ final class GlobalQueueScheduler implements Scheduler {
     private final QueueDepthGauge gauge;
     /** The per-worker counters: a take from a peer's batch counts as one of the thief's {@code steals}. */
     private final PoolCounters counters;
+    /** Which workers' batches may hold entries (word HELD; WorkSummary). */
+    private final WorkSummary summary;
+    private final int workers;
+    /**
+     * Where worker i's next bounded look starts among the HELD bits (lookForWork): element
+     * {@code (i + 1) * LOOK_STRIDE}, a line apart, plain, written by worker i only.
+     */
+    private final int[] lookStart;
+    private static final int LOOK_STRIDE = CacheLine.PAD / Integer.BYTES;
 
     GlobalQueueScheduler(PoolMemory memory, PoolConfig config, BoundedRing inject, ParkingLot parking,
             QueueDepthGauge gauge, PoolCounters counters) {
         this.inject = inject;
         this.carried = Scheduler.carriedRings(memory, config, inject.capacity());
-        this.batches = carried == null ? null : new CarriedBatches(memory, config.workerSlots());
+        this.workers = config.workerSlots();
+        this.batches = carried == null ? null : new CarriedBatches(memory, workers);
         this.parking = parking;
+        this.summary = parking.work();
+        this.lookStart = new int[(workers + 2) * LOOK_STRIDE];
         this.gauge = gauge;
         this.counters = counters;
         this.wake = new WakeCoalescer(memory, parking, config.wakeCoalesceBatch());
@@ -159,12 +172,19 @@ final class GlobalQueueScheduler implements Scheduler {
      */
     private long popCarried(WorkerThread self) {
         int n = batches.refill(self.index, carried, self.taken, CarriedBatches.MAX_BATCH);
+        if (n > 1) {
+            // entries left in our batch for thieves: HELD after the refill's publishing getAndSet, before the
+            // chained wake's idle-mask load (WorkSummary)
+            summary.mark(WorkSummary.HELD, self.index);
+        }
         return n == 0 ? QueueEntry.EMPTY : QueueEntry.CARRIED;
     }
 
     /** One entry of another worker's batch, starting after our own index, or EMPTY. */
     private long stealBatch(WorkerThread self) {
-        if (!batches.steal(self.index, self.taken)) { // acquire loads of the peers' state lines, a CAS on one
+        // volatile load of HELD: only the peers whose batch may hold entries; then acquire loads of their state
+        // lines and a CAS on one
+        if (!batches.steal(self.index, self.taken, summary.mask(WorkSummary.HELD))) {
             return QueueEntry.EMPTY;
         }
         counters.increment(self.index, PoolCounters.STEALS); // own counter line, as WORK_STEALING's
@@ -174,9 +194,57 @@ final class GlobalQueueScheduler implements Scheduler {
     @Override
     public boolean hasWork(int i) {
         // volatile loads of head and the head cell's seq: a published entry only, so an idle worker does not spin
-        // on a cell whose producer was preempted between its claim and its publish (see pendingPush); then of the
-        // batches' state words (seq_cst loads after the announcement: the Dekker pair with a refill's getAndSet)
-        return inject.hasReadyEntry() || (carried != null && (carried.hasReadyEntry() || batches.anyStealable()));
+        // on a cell whose producer was preempted between its claim and its publish (see pendingPush); then HELD
+        // and the state words of the batches whose bit is set (seq_cst loads after the announcement: the Dekker
+        // pair with a refill's getAndSet and its getAndOr on HELD; WorkSummary)
+        return inject.hasReadyEntry() || (carried != null && (carried.hasReadyEntry() || anyHeld()));
+    }
+
+    /**
+     * The bounded look (Scheduler.lookForWork): the rings, HELD, and the batches of at most
+     * {@link WorkSummary#LOOK_PROBES} workers whose bit is set, from where worker i's last look stopped.
+     */
+    @Override
+    public boolean lookForWork(int i) {
+        if (inject.hasReadyEntry() || (carried != null && carried.hasReadyEntry())) {
+            return true;
+        }
+        if (carried == null) {
+            return false;
+        }
+        final int at = (i + 1) * LOOK_STRIDE;
+        long m = summary.mask(WorkSummary.HELD) & ~(1L << i); // volatile load of the summary line
+        int start = lookStart[at];
+        for (int k = 0; k < WorkSummary.LOOK_PROBES && m != 0; k++) {
+            int v = WorkSummary.pick(m, start);
+            m &= ~(1L << v);
+            start = v + 1;
+            if (v < workers && batches.hasStealable(v)) { // volatile load of v's state line
+                lookStart[at] = v; // plain, owner-only: the same worker first next time
+                return true;
+            }
+        }
+        lookStart[at] = start; // plain, owner-only: the next look goes on from here
+        return false;
+    }
+
+    /** Whether a batch whose HELD bit is set holds an entry (volatile loads of HELD, then of those state words). */
+    private boolean anyHeld() {
+        for (long m = summary.mask(WorkSummary.HELD); m != 0; m &= m - 1) {
+            int v = Long.numberOfTrailingZeros(m);
+            if (v < workers && batches.hasStealable(v)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Worker {@code w} ran dry: its batch is empty and only it refills it, so HELD's bit goes (WorkSummary). */
+    @Override
+    public void ranDry(int w) {
+        if (batches != null && w < workers && summary.isMarked(WorkSummary.HELD, w) && !batches.hasStealable(w)) {
+            summary.clear(WorkSummary.HELD, w);
+        }
     }
 
     /**
@@ -191,7 +259,7 @@ final class GlobalQueueScheduler implements Scheduler {
     }
 
     private boolean isEmpty() {
-        return inject.isEmpty() && (carried == null || (carried.isEmpty() && !batches.anyStealable()));
+        return inject.isEmpty() && (carried == null || (carried.isEmpty() && !anyHeld()));
     }
 
     private long size() {

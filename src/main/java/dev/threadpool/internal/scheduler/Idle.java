@@ -13,14 +13,15 @@ import dev.threadpool.internal.stats.WorkerTimes;
  * {@link #spin}, {@link #announce}).
  *
  * <pre>
- *   beginSearch: flush the descriptor cache (Slots, hazard rule 2); searching(i, true) (not for BUSY_SPIN,
- *                which never parks: it flushes and looks, uncounted)
+ *   beginSearch: flush the descriptor cache (Slots, hazard rule 2), ranDry(i) (the worker's WorkSummary bits);
+ *                searching(i, true) (not for BUSY_SPIN, which never parks: it flushes and looks, uncounted)
  *   spin:        BUSY_SPIN forever | SPIN_THEN_PARK for spinBeforePark | PARK for PARK_SPINS looks,
- *                each look a seq_cst scheduler.hasWork(i); work seen: searching(i, false), back to the loop
+ *                each look a bounded seq_cst scheduler.lookForWork(i) (a fixed number of lines, whatever the
+ *                worker count); work seen: searching(i, false), back to the loop
  *   window:      PARK only, and only when armed (below): more looks until idleWindow has passed
  *                (still searching: submitters coalesce on us and need no unpark)
  *   announce:    ParkingLot.announce(i) (step 1), then searching(i, false)
- *   re-check:    hasWork(i) || stop (step 2): retract and go back
+ *   re-check:    hasWork(i) || stop (step 2; every source a set WorkSummary bit names): retract and go back
  *   park:        pendingPush(i) ? park at most PENDING_PARK_NANOS
  *                : scratch buffer held and scratchIdlePurge set ? timed park, then purge it
  *                : park until woken
@@ -150,7 +151,7 @@ final class Idle {
             // it, on a line every worker writes (PERFORMANCE_TRACKING 58).
             endRun(self);
             for (int k = 1;; k++) {
-                if (scheduler.hasWork(i)) {
+                if (scheduler.lookForWork(i)) { // bounded: it never parks, so no re-check needs hasWork's all
                     self.looksSinceClock += k; // the span's end: idleEnd, no clock read on the hand-off
                     return true;
                 }
@@ -254,10 +255,14 @@ final class Idle {
         scheduler.searching(self.index, true);
     }
 
-    /** The end of a run of tasks: the carried streak restarts, cached descriptors go back (Slots, hazard rule 2). */
+    /**
+     * The end of a run of tasks: the carried streak restarts, cached descriptors go back (Slots, hazard rule 2),
+     * and the worker's late-cleared WorkSummary bits go ({@link Scheduler#ranDry}: its own sources are empty).
+     */
     private void endRun(WorkerThread self) {
         self.carriedStreak = 0; // a search ends a run of carried tasks (WorkerLoop.CARRIED_YIELD_EVERY)
         slots.flushWorkerCache(self);
+        scheduler.ranDry(self.index);
     }
 
     /**
@@ -267,7 +272,7 @@ final class Idle {
     boolean spin(WorkerThread self, int looks) {
         final int i = self.index;
         for (int k = 0; k < looks; k++) {
-            if (scheduler.hasWork(i)) {
+            if (scheduler.lookForWork(i)) { // bounded; the re-check after the announcement is hasWork
                 self.looksSinceClock += k + 1;
                 scheduler.searching(i, false);
                 return true;

@@ -3,6 +3,7 @@ package dev.threadpool.internal.scheduler;
 import dev.threadpool.Lane;
 import dev.threadpool.PoolConfig;
 import dev.threadpool.WaitGroup;
+import dev.threadpool.internal.memory.CacheLine;
 import dev.threadpool.internal.memory.PoolMemory;
 import dev.threadpool.internal.queue.CarriedRings;
 import dev.threadpool.internal.stats.PoolCounters;
@@ -24,17 +25,80 @@ final class JoinAwareScheduler implements Scheduler {
     /** Workers that steal join halves (see Joining). */
     private final long stealers;
 
-    JoinAwareScheduler(Scheduler topology, JoinDeques joins, long stealers) {
+    /** Which workers' join deques may hold a half (word JOINS). */
+    private final WorkSummary summary;
+    /**
+     * Where worker i's next bounded look starts among the JOINS bits: element {@code (i + 1) * LOOK_STRIDE}, a
+     * line apart, plain, written by worker i only.
+     */
+    private final int[] lookStart;
+    private static final int LOOK_STRIDE = CacheLine.PAD / Integer.BYTES;
+
+    JoinAwareScheduler(Scheduler topology, JoinDeques joins, long stealers, WorkSummary summary) {
         this.topology = topology;
         this.joins = joins;
         this.stealers = stealers;
+        this.summary = summary;
+        this.lookStart = new int[(joins.workers() + 2) * LOOK_STRIDE];
     }
 
     @Override
     public boolean hasWork(int i) {
-        // seq_cst loads of the topology's queues, then of the join deques' top and bottom. The join half is a
-        // hint only: its owner runs it if nobody steals it, so a miss costs parallelism, never the half.
-        return topology.hasWork(i) || (Joining.stealer(stealers, i) && joins.anyNonEmpty());
+        // seq_cst loads of the topology's queues, then of JOINS and of the deques whose bit is set. The join half
+        // is a hint only: its owner runs it if nobody steals it, so a miss costs parallelism, never the half.
+        if (topology.hasWork(i)) {
+            return true;
+        }
+        if (!Joining.stealer(stealers, i)) {
+            return false;
+        }
+        for (long m = summary.mask(WorkSummary.JOINS); m != 0; m &= m - 1) {
+            int v = Long.numberOfTrailingZeros(m);
+            if (v < joins.workers() && joins.nonEmpty(v)) { // volatile loads of top and bottom
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * The topology's bounded look, then JOINS and the deques of at most {@link WorkSummary#LOOK_PROBES} workers
+     * whose bit is set, from a start that moves on with every look (Scheduler.lookForWork).
+     */
+    @Override
+    public boolean lookForWork(int i) {
+        if (topology.lookForWork(i)) {
+            return true;
+        }
+        if (!Joining.stealer(stealers, i)) {
+            return false;
+        }
+        final int at = (i + 1) * LOOK_STRIDE;
+        long m = summary.mask(WorkSummary.JOINS) & ~(1L << i); // volatile load of the summary line
+        int start = lookStart[at];
+        for (int k = 0; k < WorkSummary.LOOK_PROBES && m != 0; k++) {
+            int v = WorkSummary.pick(m, start);
+            m &= ~(1L << v);
+            start = v + 1;
+            if (v < joins.workers() && joins.nonEmpty(v)) { // volatile loads of v's top and bottom
+                lookStart[at] = v; // plain, owner-only: the same worker first next time
+                return true;
+            }
+        }
+        lookStart[at] = start; // plain, owner-only
+        return false;
+    }
+
+    /**
+     * Worker {@code i} ran dry at the top of its stack, where no join of its own is open: its deque is empty and
+     * only it offers into it, so JOINS's bit goes (WorkSummary); then the topology's.
+     */
+    @Override
+    public void ranDry(int i) {
+        if (summary.isMarked(WorkSummary.JOINS, i) && !joins.nonEmpty(i)) {
+            summary.clear(WorkSummary.JOINS, i);
+        }
+        topology.ranDry(i);
     }
 
     @Override

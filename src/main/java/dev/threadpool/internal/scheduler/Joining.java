@@ -101,6 +101,8 @@ final class Joining {
      * spin without being counted as searching (Idle): there every join offers its half.
      */
     private final boolean onDemand;
+    /** Which workers' join deques may hold a half (word JOINS of the pool's WorkSummary). */
+    private final WorkSummary summary;
 
     Joining(JoinDeques joins, Lifecycle lifecycle, ParkingLot parking, PoolCounters counters, long stealers,
             WakeCoalescer searching, boolean onDemand) {
@@ -112,6 +114,7 @@ final class Joining {
         this.stealers = stealers;
         this.searching = searching;
         this.onDemand = onDemand;
+        this.summary = parking.work();
     }
 
     /** Whether worker {@code w} steals join halves (idle, or helping). */
@@ -179,6 +182,9 @@ final class Joining {
         }
         long before = joins.offer(w, idx, right); // never grows: at most framesPerWorker entries (JoinDeques)
         if (before == 0) {
+            // JOINS (getAndOr only while our bit is clear: the first offer since we last ran dry), so that idle
+            // looks read the summary line instead of every deque; then the wake
+            summary.mark(WorkSummary.JOINS, w);
             wakeStealer(); // FJP's rule: signal only a push into an empty deque; a longer one has been seen
         }
         Throwable first = null;
@@ -347,9 +353,11 @@ final class Joining {
             return false;
         }
         final int n = joins.workers();
+        // volatile load of JOINS: only the deques that may hold a half (a clear bit: an empty deque, WorkSummary)
+        final long m = summary.mask(WorkSummary.JOINS);
         for (int k = 1; k <= n; k++) {
             int v = w + k < n ? w + k : w + k - n; // the others first, our own last
-            if (joins.nonEmpty(v)) { // volatile loads: skip an empty deque without a CAS
+            if ((m & (1L << v)) != 0 && joins.nonEmpty(v)) { // volatile loads: skip an empty deque without a CAS
                 int idx = joins.steal(v);
                 if (idx >= 0) {
                     runStolen(self, v, idx);

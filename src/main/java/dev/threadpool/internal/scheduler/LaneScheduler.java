@@ -200,6 +200,21 @@ final class LaneScheduler implements Scheduler {
         return defaults.hasWork(i);
     }
 
+    /** {@link #hasWork}'s bounded form: the blocking ring's head, then the default lane's bounded look. */
+    @Override
+    public boolean lookForWork(int i) {
+        // volatile loads of head and the head cell's seq, as in hasWork
+        if ((i < blockingWorkers || cpuHelpsBlocking) && blocking.hasReadyEntry()) {
+            return true;
+        }
+        return defaults.lookForWork(i);
+    }
+
+    @Override
+    public void ranDry(int i) {
+        defaults.ranDry(i); // the blocking lane is one shared ring: nothing of worker i's own to clear
+    }
+
     /**
      * Volatile loads of head and tail of each ring worker {@code i} may take from. The blocking lane's wake
      * (wakeOneOf after the push) has no fence between the publish and the mask load, so that park is bounded

@@ -2,13 +2,11 @@ package dev.threadpool.internal.scheduler;
 
 import dev.threadpool.QueueKind;
 import dev.threadpool.internal.memory.CacheLine;
-import dev.threadpool.internal.memory.Mem;
 import dev.threadpool.internal.memory.PoolMemory;
 import dev.threadpool.internal.queue.BoundedRing;
 import dev.threadpool.internal.queue.QueueEntry;
 import dev.threadpool.internal.queue.RingQueue;
 import dev.threadpool.internal.stats.RecentErrors;
-import java.lang.foreign.MemorySegment;
 
 /**
  * The per-worker local queues of WORK_STEALING (and of LANE_EXTENSION's default lane), the
@@ -37,52 +35,38 @@ import java.lang.foreign.MemorySegment;
  * </pre>
  *
  * <h2>workers_nonempty</h2>
- * One off-heap long ({@link Layout}), bit {@code w} set while worker {@code w}'s queue may be non-empty. Only
+ * Word NONEMPTY of the pool's {@link WorkSummary}: bit {@code w} set while worker {@code w}'s queue may be
+ * non-empty. Only
  * the owner sets or clears its own bit (thieves never clear it: a thief's clear could race the owner's set and
  * hide a non-empty queue). The owner sets it after a push (its own, or a steal into its own queue) that finds it
  * clear, and clears it when its pop finds the queue empty; it then re-reads its own length (owned_queue_len)
  * and sets the bit again if that is not zero. Only the owner pushes into its queue, so the re-read finds it
- * empty today; it keeps the rule true should another thread ever push. The bitmap is a steal hint only: the park
- * re-check reads every queue's length with seq_cst loads ({@link #size}), never the bitmap.
+ * empty today; it keeps the rule true should another thread ever push. A thief reads the bitmap as a hint; the park
+ * re-check reads it (seq_cst, after the announcement) and then the length of every queue whose bit is set
+ * ({@link #size}): a clear bit is a queue with nothing its owner has not signalled (WorkSummary, "Why the park
+ * re-check can rely on the bits").
  */
 abstract sealed class LocalQueues permits RingLocalQueues, ChaseLevLocalQueues {
 
-    /**
-     * Off-heap layout of the {@code workers_nonempty} block: one word on a line of its own (set and cleared by
-     * every owner as its queue fills and empties, read by every thief on every steal round).
-     * <pre>
-     *   NONEMPTY  long @0   bit w set: worker w's queue may be non-empty (only worker w writes its bit)
-     *   pad to PAD
-     * </pre>
-     */
-    static final class Layout {
-        static final long NONEMPTY_OFFSET = 0;
-        static final long LENGTH = CacheLine.PAD;
-        /** Worker bits: one each of the {@code long} bitmap (hence {@code PoolConfig.MAX_THREADS} = 64). */
-        static final int SLOTS = Long.SIZE;
-        /** A bit index modulo {@link #SLOTS}: brings a rotated index back into the bitmap. */
-        static final int SLOT_MASK = SLOTS - 1;
-
-        private Layout() {}
-    }
-
-    private final MemorySegment bitmap;
+    /** The {@code workers_nonempty} bitmap: word NONEMPTY of the pool's WorkSummary. */
+    private final WorkSummary summary;
     /** Worker slots with a queue; bits at or above it are never set. */
     final int workers;
 
-    LocalQueues(PoolMemory memory, int workers) {
+    LocalQueues(WorkSummary summary, int workers) {
         this.workers = workers;
-        this.bitmap = memory.allocate("workers_nonempty", Layout.LENGTH);
+        this.summary = summary;
     }
 
     /**
      * The implementation for {@code kind}: {@code workers} queues of {@code capacity} (a deque's first
      * capacity), allocated from {@code memory}; a failed deque growth is recorded in {@code errors}.
      */
-    static LocalQueues create(PoolMemory memory, QueueKind kind, int workers, int capacity, RecentErrors errors) {
+    static LocalQueues create(PoolMemory memory, WorkSummary summary, QueueKind kind, int workers, int capacity,
+            RecentErrors errors) {
         return kind == QueueKind.CHASE_LEV
-                ? new ChaseLevLocalQueues(memory, workers, capacity, errors)
-                : new RingLocalQueues(memory, workers, capacity);
+                ? new ChaseLevLocalQueues(memory, summary, workers, capacity, errors)
+                : new RingLocalQueues(memory, summary, workers, capacity);
     }
 
     // =====================================================================================================
@@ -115,12 +99,11 @@ abstract sealed class LocalQueues permits RingLocalQueues, ChaseLevLocalQueues {
     final long pop(int w) {
         long e = takeOwn(w);
         if (e == QueueEntry.EMPTY) {
-            long bit = 1L << w;
-            if ((Mem.getLongOpaque(bitmap, Layout.NONEMPTY_OFFSET) & bit) != 0) {
+            if (summary.isMarked(WorkSummary.NONEMPTY, w)) {
                 // getAndAnd (seq_cst): clear the stale hint, then reconcile with our own length.
-                Mem.getAndAndLong(bitmap, Layout.NONEMPTY_OFFSET, ~bit);
+                summary.clear(WorkSummary.NONEMPTY, w);
                 if (size(w) > 0) {
-                    Mem.getAndOrLong(bitmap, Layout.NONEMPTY_OFFSET, bit); // owned_queue_len says non-empty again
+                    summary.mark(WorkSummary.NONEMPTY, w); // owned_queue_len says non-empty again (getAndOr)
                 }
             }
         }
@@ -135,12 +118,10 @@ abstract sealed class LocalQueues permits RingLocalQueues, ChaseLevLocalQueues {
 
     /** Sets w's bit unless it is set already; called by w after an entry landed in its queue. */
     final void markNonEmpty(int w) {
-        long bit = 1L << w;
-        // opaque: our own bit, only we write it; skip the RMW when already set.
-        if ((Mem.getLongOpaque(bitmap, Layout.NONEMPTY_OFFSET) & bit) == 0) {
-            // getAndOr (seq_cst): after the push's publish, so a thief that sees the bit sees the entry.
-            Mem.getAndOrLong(bitmap, Layout.NONEMPTY_OFFSET, bit);
-        }
+        // an opaque test of our own bit, then getAndOr (seq_cst) if clear: after the push's publish, so a thief
+        // that sees the bit sees the entry, and a parking worker's re-check either sees the bit or is seen
+        // (WorkSummary, "Why the park re-check can rely on the bits")
+        summary.mark(WorkSummary.NONEMPTY, w);
     }
 
     /** Retries {@code spill.tryPush(e)} until it takes {@code e} (an accepted entry is never dropped). */
@@ -172,11 +153,10 @@ abstract sealed class LocalQueues permits RingLocalQueues, ChaseLevLocalQueues {
      * {@code failures[FAILURES_AT]} ({@link #newFailureCount}) is incremented per victim tried without success.
      */
     final long stealHalf(int thief, int start, int max, long[] failures) {
-        // volatile load: the hint; a miss is caught by the park re-check (seq_cst sizes).
-        long m = Mem.getLongVolatile(bitmap, Layout.NONEMPTY_OFFSET) & ~(1L << thief);
+        // volatile load: the hint; a miss is caught by the park re-check (seq_cst sizes of the set bits' queues).
+        long m = summary.mask(WorkSummary.NONEMPTY) & ~(1L << thief);
         while (m != 0) {
-            long rotated = Long.rotateRight(m, start);
-            int v = (Long.numberOfTrailingZeros(rotated) + start) & Layout.SLOT_MASK;
+            int v = WorkSummary.pick(m, start);
             m &= ~(1L << v);
             if (v >= workers) {
                 continue;
@@ -214,12 +194,12 @@ abstract sealed class LocalQueues permits RingLocalQueues, ChaseLevLocalQueues {
 
     /** The {@code workers_nonempty} bitmap (a hint: volatile load). */
     final long nonEmptyMask() {
-        return Mem.getLongVolatile(bitmap, Layout.NONEMPTY_OFFSET);
+        return summary.mask(WorkSummary.NONEMPTY);
     }
 
     /** Whether any worker's bit is set in {@code workers_nonempty} (a hint: volatile load of the bitmap). */
     final boolean anyNonEmptyHint() {
-        return Mem.getLongVolatile(bitmap, Layout.NONEMPTY_OFFSET) != 0;
+        return summary.mask(WorkSummary.NONEMPTY) != 0;
     }
 
     /** Releases each deque's blocks (RING: nothing; its queues live as long as the arena). Once nobody uses them. */

@@ -67,14 +67,25 @@ public final class ParkingLot {
     private final long base;
     private final Thread[] threads;
     private final int workers;
+    /**
+     * The other side of the handshake: which workers may hold work another worker could take (WorkSummary). A
+     * parking worker's re-check reads it after its announcement instead of every worker's queues.
+     */
+    private final WorkSummary work;
     /** Where a waker stamps the unpark for the wake-latency histogram; null unless TimestampMode.FULL. */
     private dev.threadpool.internal.stats.WorkerTimes wakeStamps;
 
     public ParkingLot(PoolMemory memory, int workers) {
         this.seg = memory.allocate("idle mask", Layout.LENGTH);
+        this.work = new WorkSummary(memory, workers);
         this.base = Mem.RAW ? seg.address() : 0L;
         this.workers = workers;
         this.threads = new Thread[workers];
+    }
+
+    /** Where work may be: the summary a parking worker's re-check reads after its announcement (WorkSummary). */
+    public WorkSummary work() {
+        return work;
     }
 
     /** Registers worker {@code i}'s thread before it starts (published by {@code Thread.start}). */

@@ -198,7 +198,7 @@ public final class PoolCore {
             // topology through JoinAwareScheduler (re-check and close include them).
             JoinDeques joinDeques = new JoinDeques(memory, slots, JOIN_FRAMES);
             long stealers = Joining.stealers(workerCount);
-            Scheduler idleView = new JoinAwareScheduler(scheduler, joinDeques, stealers);
+            Scheduler idleView = new JoinAwareScheduler(scheduler, joinDeques, stealers, parking.work());
             this.lifecycle = new Lifecycle(config.threadNamePrefix(), memory, counters, table, slotTable, idleView,
                     parking, space, ringSpace, snapshot, workers, watchdog, errors);
             // BUSY_SPIN's idle workers are not counted as searching (Idle): its joins offer every half

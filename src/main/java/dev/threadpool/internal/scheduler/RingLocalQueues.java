@@ -21,8 +21,8 @@ import dev.threadpool.internal.queue.RingQueue;
 final class RingLocalQueues extends LocalQueues {
     private final RingQueue[] rings;
 
-    RingLocalQueues(PoolMemory memory, int workers, int capacity) {
-        super(memory, workers);
+    RingLocalQueues(PoolMemory memory, WorkSummary summary, int workers, int capacity) {
+        super(summary, workers);
         rings = new RingQueue[workers];
         for (int w = 0; w < workers; w++) {
             rings[w] = new RingQueue(memory, "local queue " + w, capacity, true); // worker-owned: raw push and pop

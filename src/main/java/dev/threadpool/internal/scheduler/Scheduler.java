@@ -106,10 +106,33 @@ interface Scheduler {
     long next(WorkerThread self);
 
     /**
-     * Seq_cst check of every queue worker {@code i} could take from, for a published entry (the park re-check
-     * and idle spin). A ring cell claimed but not yet published does not count: see {@link #pendingPush}.
+     * Seq_cst check of every queue worker {@code i} could take from, for a published entry: the park re-check
+     * after the announcement, and the pass-on. The shared rings, then the {@link WorkSummary} line and the
+     * sources of every worker whose bit is set there (O(set bits), once per park). A ring cell claimed but not yet
+     * published does not count: see {@link #pendingPush}.
      */
     boolean hasWork(int i);
+
+    /**
+     * A bounded look for a published entry, repeated while worker {@code i} spins or waits in its idle window: the
+     * shared rings, the {@link WorkSummary} line and the sources of at most {@link WorkSummary#LOOK_PROBES} workers
+     * whose bit is set, from a start that moves on at every look. It may miss an entry that {@link #hasWork} would
+     * see (a set bit it did not probe this time): a later look probes it, and the park re-check, which is
+     * {@link #hasWork}, misses nothing. So a search still ends by finding every entry a coalesced submit left to
+     * it (WakeCoalescer), while a look reads a fixed number of lines whatever the worker count (issue 48).
+     * Only from worker {@code i}'s thread. The default is {@link #hasWork}.
+     */
+    default boolean lookForWork(int i) {
+        return hasWork(i);
+    }
+
+    /**
+     * Worker {@code i} ran dry: its next() found nothing, and it starts its idle path (every idle strategy). Its
+     * own LIFO slot, local queue, carried batch and join deque are empty and only it fills them, so it clears
+     * its late-cleared {@link WorkSummary} bits here. Only from worker {@code i}'s thread.
+     */
+    default void ranDry(int i) {
+    }
 
     /**
      * After {@link #hasWork} said no on the park re-check: whether a ring worker {@code i} could take from holds a

@@ -85,6 +85,8 @@ final class WorkStealingScheduler implements Scheduler {
     private final ParkingLot parking;
     private final LifoSlot lifo;
     private final LocalQueues locals;
+    /** Which workers may hold entries: NONEMPTY (local queues) and HELD (LIFO slots, carried batches). */
+    private final WorkSummary summary;
     private final WakeCoalescer wake;
     private final PoolCounters counters;
     private final WorkerState[] states;
@@ -114,7 +116,9 @@ final class WorkStealingScheduler implements Scheduler {
         this.batches = carried == null ? null : new CarriedBatches(memory, workers);
         this.stealBatch = config.stealBatchSize();
         this.lifo = new LifoSlot(memory, "lifo slots", workers);
-        this.locals = LocalQueues.create(memory, config.queueKind(), workers, config.localQueueCapacity(), errors);
+        this.summary = parking.work();
+        this.locals = LocalQueues.create(memory, summary, config.queueKind(), workers, config.localQueueCapacity(),
+                errors);
         this.wake = new WakeCoalescer(memory, parking, config.wakeCoalesceBatch());
         this.states = new WorkerState[workers];
         for (int w = 0; w < workers; w++) {
@@ -135,6 +139,9 @@ final class WorkStealingScheduler implements Scheduler {
         final int w = self.index;
         // getAndSet (seq_cst): publishes the entry to thieves and to the park re-check (peekVolatile).
         long displaced = lifo.put(w, entry);
+        // then HELD (getAndOr only while our bit is clear: once per run of work, not per task), before the
+        // caller's signalWork loads the idle mask (WorkSummary, "Why the park re-check can rely on the bits")
+        summary.mark(WorkSummary.HELD, w);
         if (displaced == QueueEntry.EMPTY || pushLocal(w, displaced)) {
             return true;
         }
@@ -371,8 +378,13 @@ final class WorkStealingScheduler implements Scheduler {
      * {@code self.taken}. CARRIED, or EMPTY when both had nothing.
      */
     private long claimCarried(WorkerThread self) {
-        return batches.refill(self.index, carried, self.taken, CarriedBatches.MAX_BATCH) == 0 ? QueueEntry.EMPTY
-                : QueueEntry.CARRIED;
+        int n = batches.refill(self.index, carried, self.taken, CarriedBatches.MAX_BATCH);
+        if (n > 1) {
+            // entries left in our batch for thieves: HELD after the refill's publishing getAndSet, before the
+            // chained wake's idle-mask load (WorkSummary)
+            summary.mark(WorkSummary.HELD, self.index);
+        }
+        return n == 0 ? QueueEntry.EMPTY : QueueEntry.CARRIED;
     }
 
     /** popMany from inject; returns the first, the rest go to local queue w (they fit: at most free + 1). */
@@ -421,7 +433,9 @@ final class WorkStealingScheduler implements Scheduler {
 
     /** One entry of another worker's carried batch, starting after our own index, or EMPTY. */
     private long stealBatch(WorkerThread self) {
-        if (!batches.steal(self.index, self.taken)) { // acquire loads of the peers' state lines, a CAS on one
+        // volatile load of HELD: only the peers whose batch may hold entries; then acquire loads of their state
+        // lines and a CAS on one
+        if (!batches.steal(self.index, self.taken, summary.mask(WorkSummary.HELD))) {
             return QueueEntry.EMPTY;
         }
         counters.increment(self.index, PoolCounters.STEALS);
@@ -434,9 +448,14 @@ final class WorkStealingScheduler implements Scheduler {
         st.stealStart = start + 1 >= workers ? 0 : start + 1; // rotate the first victim
         long e = locals.stealHalf(w, start, stealBatch, st.failures);
         if (e == QueueEntry.EMPTY) {
-            for (int k = 1; k < workers && e == QueueEntry.EMPTY; k++) {
-                int v = (w + k) % workers;
-                e = lifo.take(v); // getAndSet: claims the peer's LIFO entry
+            // volatile load of HELD: only the peers whose LIFO slot may hold an entry, from the one after us
+            long m = summary.mask(WorkSummary.HELD) & ~(1L << w);
+            while (m != 0 && e == QueueEntry.EMPTY) {
+                int v = WorkSummary.pick(m, w + 1);
+                m &= ~(1L << v);
+                if (v < workers) {
+                    e = lifo.take(v); // opaque test, then getAndSet: claims the peer's LIFO entry
+                }
             }
         }
         if (st.failures[LocalQueues.FAILURES_AT] != 0) {
@@ -457,20 +476,86 @@ final class WorkStealingScheduler implements Scheduler {
 
     @Override
     public boolean hasWork(int i) {
-        // volatile loads of head and the head cell's seq: a published entry (a claimed, unpublished cell is
-        // pendingPush's; the fence in signalWork orders its publish before the producer's idle-mask load)
-        if (inject.hasReadyEntry() || (carried != null && (carried.hasReadyEntry() || batches.anyStealable()))) {
-            return true; // the batches' state words: seq_cst loads, the Dekker pair with a refill's getAndSet
+        if (sharedReady()) {
+            return true;
         }
-        for (int v = 0; v < workers; v++) {
-            // volatile loads: seq_cst after the announcement (ParkingLot step 2)
-            if (lifo.peekVolatile(v) != QueueEntry.EMPTY || locals.size(v) > 0) {
+        // volatile loads of the summary's words, seq_cst after the announcement (ParkingLot step 2), then of the
+        // sources of every worker whose bit is set: a clear bit is a worker with nothing its owner did not signal
+        // after setting it (WorkSummary, "Why the park re-check can rely on the bits")
+        for (long m = summary.mask(WorkSummary.NONEMPTY); m != 0; m &= m - 1) {
+            int v = Long.numberOfTrailingZeros(m);
+            if (v < workers && locals.size(v) > 0) { // volatile loads of head and tail
+                return true;
+            }
+        }
+        for (long m = summary.mask(WorkSummary.HELD); m != 0; m &= m - 1) {
+            if (heldReady(Long.numberOfTrailingZeros(m))) {
                 return true;
             }
         }
         // volatile loads of the registry mask, then of each registered queue's head and tail (SubmitterQueues,
         // "Why the park re-check cannot miss a submitter entry")
         return submitterQueues.anyQueued();
+    }
+
+    /**
+     * The bounded look (Scheduler.lookForWork): the shared rings, the summary line, and the sources of at most
+     * {@link WorkSummary#LOOK_PROBES} workers whose bit is set, from where this worker's last look stopped.
+     */
+    @Override
+    public boolean lookForWork(int i) {
+        if (sharedReady()) {
+            return true;
+        }
+        final WorkerState st = states[i];
+        // volatile loads of one line: the workers whose local queue, LIFO slot or batch may hold entries
+        long queued = summary.mask(WorkSummary.NONEMPTY);
+        long held = summary.mask(WorkSummary.HELD);
+        long m = (queued | held) & ~(1L << i);
+        int start = st.lookStart;
+        for (int k = 0; k < WorkSummary.LOOK_PROBES && m != 0; k++) {
+            int v = WorkSummary.pick(m, start);
+            m &= ~(1L << v);
+            start = v + 1;
+            if (v < workers && ((queued & (1L << v)) != 0 && locals.size(v) > 0
+                    || (held & (1L << v)) != 0 && heldReady(v))) {
+                st.lookStart = v; // plain, owner-only: look at the same worker first next time
+                return true;
+            }
+        }
+        st.lookStart = start; // plain, owner-only: the next look goes on from here
+        return submitterQueues.anyQueued();
+    }
+
+    /**
+     * The inject ring and the carried rings: volatile loads of head and the head cell's seq, a published entry (a
+     * claimed, unpublished cell is pendingPush's; the fence in signalWork orders its publish before the
+     * producer's idle-mask load).
+     */
+    private boolean sharedReady() {
+        return inject.hasReadyEntry() || (carried != null && carried.hasReadyEntry());
+    }
+
+    /**
+     * Whether worker {@code v}'s LIFO slot or carried batch holds an entry: volatile loads, seq_cst after the
+     * announcement (the batch's is the Dekker pair with a refill's getAndSet).
+     */
+    private boolean heldReady(int v) {
+        return v < workers && (lifo.peekVolatile(v) != QueueEntry.EMPTY
+                || (batches != null && batches.hasStealable(v)));
+    }
+
+    /**
+     * Worker {@code w} ran dry (Scheduler.ranDry): next() found its LIFO slot and carried batch empty, and only w
+     * fills them, so HELD's bit goes (a getAndAnd, once per run of work). The loads re-check that; a thief may
+     * only have emptied them further.
+     */
+    @Override
+    public void ranDry(int w) {
+        if (w < workers && summary.isMarked(WorkSummary.HELD, w) && lifo.peek(w) == QueueEntry.EMPTY
+                && (batches == null || !batches.hasStealable(w))) {
+            summary.clear(WorkSummary.HELD, w);
+        }
     }
 
     /** Volatile loads of the shared rings' heads and tails: a claimed cell its producer has not published. */

@@ -22,6 +22,8 @@ abstract class WorkerStateFields extends WorkerStatePad {
     int lifoRuns;
     int stealStart;
     int submitterStart;
+    /** Where this worker's next bounded look starts among the WorkSummary bits (Scheduler.lookForWork). */
+    int lookStart;
     /**
      * Set when this worker begins a search, cleared by its first take after it: that take must pass the
      * wake on (WakeCoalescer, "The pass-on rule"), unless it ran a chained wake, which is the same wake.

@@ -45,15 +45,22 @@ public final class Budgets {
 
     /** The first row is the worker submit's: {@code SharedWriteBudgetTest} uses it to show a check can fail. */
     public static final List<Budget> ALL = List.of(
-            new Budget(Path.WORKER_SUBMIT, "all-shared writes outside wakes", OUTSIDE_WAKES, 0, "0", 3.0 / 4,
-                    3, "today: the freelist only, 0.06 to 0.41 by run (worker caches of 16 at 64 workers"
-                            + " refill every 16 pops and spill every 8 pushes; the chain moves between workers, so one"
-                            + " worker's cache takes what another's gives back; and a worker flushes its cache at each"
-                            + " search start, which 64 workers on 2 CPUs do all the time); GLOBAL_QUEUE its ring's head"
-                            + " and tail CAS too (2 a task, by design). Before issue 48's changes: 3 and 5 (SUBMITTED,"
-                            + " freelist pop and push)"),
-            new Budget(Path.WORKER_SUBMIT, "all-shared writes", ALL_SHARED_WRITES, 0, "0", 3, 5,
-                    "the above plus wakes of parked workers, 0.5 to 1.5 a task on 2 CPUs: a loose pin"),
+            new Budget(Path.WORKER_SUBMIT, "all-shared writes outside wakes", OUTSIDE_WAKES, 0, "0", 3.0 / 2,
+                    3, "today the freelist and the WorkSummary line, each about once per move of the chain to"
+                            + " another worker (a woken worker takes the child from the LIFO slot; 64 workers on 2 CPUs"
+                            + " move it every 2 to 70 tasks): 0.02 to 0.83 by run. The freelist: worker caches of 16"
+                            + " at 64 workers refill every 16 pops and spill every 8 pushes, and a worker flushes its"
+                            + " cache at each search start. The summary: the new worker marks HELD at its first submit,"
+                            + " the old one clears it when it runs dry. Each has its own row below, pinned per task;"
+                            + " GLOBAL_QUEUE its ring's head and tail CAS too (2 a task, by design). Before issue 48's"
+                            + " changes: 3 and 5 (SUBMITTED, freelist pop and push)"),
+            new Budget(Path.WORKER_SUBMIT, "WorkSummary writes", Summary::summaryWritesPerTask, Double.NaN,
+                    "none (once per run of work)", 3.0 / 4, 3.0 / 4, "HELD marked at a worker's first submit after it"
+                            + " ran dry, cleared when it runs dry again: 0 to 0.41 by run here, one per move of the"
+                            + " chain; a mark and a clear per task would be 2"),
+            new Budget(Path.WORKER_SUBMIT, "all-shared writes", ALL_SHARED_WRITES, 0, "0", 4, 6,
+                    "the above plus wakes of parked workers, 0 to 1.6 a task on 2 CPUs (GLOBAL_QUEUE: 2.0 to 5.0 in"
+                            + " all): a loose pin; the row above holds what does not depend on wakes"),
             new Budget(Path.WORKER_SUBMIT, "freelist RMW", s -> s.perTask(s.freelistRmws()), 1.0 / 16, "1/16",
                     3.0 / 4, 1, "today 0.06 to 0.41 by run (GLOBAL_QUEUE up to 0.55: its tasks spread over more"
                             + " workers, each flushing at its search start), as above: worker caches sized by capacity"
@@ -80,9 +87,12 @@ public final class Budgets {
                             + " they search; 2 before the worker caches came back at 64 workers"),
             new Budget(Path.OUTSIDE_GROUP, "all-shared writes outside wakes", OUTSIDE_WAKES, 1.0 / 8, "1/8",
                     1.0 / 8, 1.0 / 8, "the budget itself: the group's add is on the heap, on the submitter's stripe"),
-            new Budget(Path.WORKER_GROUP, "all-shared writes outside wakes", OUTSIDE_WAKES, 0, "0", 3.0 / 4,
-                    3, "as the worker submit without a group (0.15 to 0.41 today: the freelist; GLOBAL_QUEUE 2.1 to"
-                            + " 2.7 with its ring): add and done are on the heap (WaitGroup)"),
+            new Budget(Path.WORKER_GROUP, "all-shared writes outside wakes", OUTSIDE_WAKES, 0, "0", 3.0 / 2,
+                    3, "as the worker submit without a group (0.003 to 0.89 today: the freelist and the WorkSummary"
+                            + " line, once per move of the chain; GLOBAL_QUEUE 2.1 to 2.7 with its ring): add and done"
+                            + " are on the heap (WaitGroup)"),
+            new Budget(Path.WORKER_GROUP, "WorkSummary writes", Summary::summaryWritesPerTask, Double.NaN,
+                    "none (once per run of work)", 3.0 / 4, 3.0 / 4, "as the worker submit without a group"),
             new Budget(Path.STEAL, "all-shared writes outside wakes", OUTSIDE_WAKES, Double.NaN, "none", 1.5, 1.5,
                     "no target in issue 48; today 0.64 to 0.75: the thief's cache spilling descriptors to the"
                             + " freelist and workers_nonempty as queues fill and empty (1.1 to 1.4 before the worker"
@@ -93,10 +103,19 @@ public final class Budgets {
             new Budget(Path.PARK_WAKE, "all-shared writes outside wakes", OUTSIDE_WAKES, Double.NaN, "none",
                     1 + 1.0 / 8, 1 + 1.0 / 8, "no target in issue 48; today exactly 1 a cycle: the woken worker's"
                             + " claim at the carried ring's head (the wake itself: idle mask 4, SEARCHING 2)"),
-            new Budget(Path.IDLE_LOOK, "lines read", s -> s.perTask(s.linesRead()), 16, "bounded, not O(W) (16 here)",
-                    275, 82, "today: every worker's LIFO slot, queue head and tail, carried batch and join deque"),
+            new Budget(Path.IDLE_LOOK, "lines read", s -> s.perTask(s.linesRead()), 24,
+                    "bounded, not O(W) (24 here)", 24, 24, "the summary line (WorkSummary), the inject ring, each"
+                            + " carried stripe's head and head cell, the submitter registry; no line of any worker"
+                            + " (275 before the summary: every worker's LIFO slot, queue, batch and join deque)"),
             new Budget(Path.IDLE_LOOK, "all-shared lines read", s -> s.perTask(s.allLinesRead()), 16,
-                    "bounded (16 here)", 19, 18, "the idle mask, SEARCHING, the inject and carried rings' words"),
+                    "bounded (16 here)", 16, 16, "the idle mask, SEARCHING, the summary, the rings' heads and tails"),
+            new Budget(Path.IDLE_LOOK_BUSY, "lines read", s -> s.perTask(s.linesRead()), 32,
+                    "bounded, not O(W) (32 here)", 32, 32, "as the idle pool's look, plus the sources of at most"
+                            + " WorkSummary.LOOK_PROBES (2) of the 30-odd workers whose stale bit is set: a look that"
+                            + " read every set bit's lines would read 60 or more"),
+            new Budget(Path.PARK_RECHECK, "lines read", s -> s.perTask(s.linesRead()), Double.NaN,
+                    "none (once per park; O(set bits))", 24, 24, "no target in issue 48: the re-check probes every"
+                            + " worker whose bit is set, none in an idle pool, so it reads what the idle look reads"),
             new Budget(Path.JOIN_OFFERED, "all-shared writes outside wakes", OUTSIDE_WAKES, Double.NaN, "none",
                     1.0 / 2, 1.0 / 2, "no target in issue 48; today 0 to 0.11 by run: WAITERS, when an owner"
                             + " waits, and a thief's cache flushing at its search start. The pin catches a shared write"

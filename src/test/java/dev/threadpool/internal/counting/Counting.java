@@ -54,7 +54,7 @@ public final class Counting {
             case STEAL -> 512;
             case JOIN_STOLEN -> 32;
             case PARK_WAKE -> 32;
-            case IDLE_LOOK -> 8;
+            case IDLE_LOOK, IDLE_LOOK_BUSY, PARK_RECHECK -> 8;
         };
     }
 

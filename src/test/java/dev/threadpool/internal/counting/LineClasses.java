@@ -59,8 +59,9 @@ public final class LineClasses {
                             + " ADMITTED word (CAS); the shutdown's one getAndOr on each is not a hot path")),
             row("idle mask", LineClass.ALL, "IDLE_MASK, WAKE_HINT",
                     "ParkingLot: every worker announces and retracts its bit; any waker clears one"),
-            row("workers_nonempty", LineClass.ALL, "NONEMPTY",
-                    "LocalQueues: one word; every worker sets and clears its own bit in it"),
+            row("workers_nonempty", LineClass.ALL, "NONEMPTY, HELD, JOINS",
+                    "WorkSummary: one line of three bitmaps; every worker sets and clears its own bits (NONEMPTY as"
+                            + " its local queue fills and empties, HELD and JOINS once per run of work)"),
             new Row(Pattern.compile("wake coalescer"), off -> off < PAD
                     ? v(LineClass.ALL, "SEARCHING", "WakeCoalescer: every searching worker, getAndAdd +1/-1")
                     : v(LineClass.ALL, "SUBMITS", "WakeCoalescer: every coalesced submit, getAndAdd")),

@@ -13,7 +13,12 @@ public enum Path {
     JOIN_DEEP("join, nested below the top 8 levels", "per join; the owner"),
     JOIN_STOLEN("join, half stolen", "per join; the owner and the thieves that ran right halves"),
     PARK_WAKE("park-and-wake cycle", "per cycle; every thread: the waker's submit, the wake, the run, the re-park"),
-    IDLE_LOOK("idle look (scheduler.hasWork(i))", "per look; the looking thread; the lines read");
+    IDLE_LOOK("idle look (scheduler.lookForWork(i)), idle pool", "per look; the looking thread; the lines read"),
+    IDLE_LOOK_BUSY("idle look (scheduler.lookForWork(i)), half the workers busy with stale bits",
+            "per look; the looking thread; the lines read while half the workers run a task they took from their own"
+                    + " LIFO slot (their WorkSummary bit still set, nothing to take)"),
+    PARK_RECHECK("park re-check (scheduler.hasWork(i)), idle pool",
+            "per re-check (once per park, after the announcement); the looking thread; the lines read");
 
     public final String title;
     public final String counted;

@@ -90,6 +90,20 @@ public record Summary(Path path, String variant, long tasks, long allStores, lon
         return (double) (allStores + allRmws - wakeWrites) / tasks;
     }
 
+    /**
+     * Writes per task to the WorkSummary line (purpose {@code workers_nonempty}): its owners' marks and clears,
+     * once per run of work, not per task.
+     */
+    public double summaryWritesPerTask() {
+        long n = 0;
+        for (Map.Entry<String, Long> e : allSharedWrites.entrySet()) {
+            if (e.getKey().startsWith("workers_nonempty ")) {
+                n += e.getValue();
+            }
+        }
+        return (double) n / tasks;
+    }
+
     public double perTask(long n) {
         return (double) n / tasks;
     }

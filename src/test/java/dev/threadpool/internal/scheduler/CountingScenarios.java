@@ -60,7 +60,9 @@ public final class CountingScenarios implements Scenarios {
                 case JOIN_DEEP -> join(core, tasks, Joining.EAGER_LEVELS);
                 case JOIN_STOLEN -> joinStolen(core, tasks);
                 case PARK_WAKE -> parkWake(core, tasks, workers);
-                case IDLE_LOOK -> idleLook(core, tasks, workers);
+                case IDLE_LOOK -> idleLook(core, tasks, workers, false);
+                case IDLE_LOOK_BUSY -> idleLookBusy(core, tasks, workers);
+                case PARK_RECHECK -> idleLook(core, tasks, workers, true);
             };
         } finally {
             if (Recorder.recording()) {
@@ -387,22 +389,66 @@ public final class CountingScenarios implements Scenarios {
         return new Run(counts, all, cycles, threads.size() + " distinct workers ran the cycles' tasks");
     }
 
-    private static Run idleLook(PoolCore core, int looks, int workers) throws Exception {
+    /** {@code looks} looks by idle worker 1 of an idle pool: bounded ({@code lookForWork}) or the re-check. */
+    private static Run idleLook(PoolCore core, int looks, int workers, boolean recheck) throws Exception {
         ParkingLot parking = parking(core);
         awaitAllIdle(parking, workers);
-        Scheduler s = core.schedulerForTest();
+        return looks(core.schedulerForTest(), 1, looks, recheck, "");
+    }
+
+    /**
+     * Half the workers each run a task that submits a child into its own LIFO slot (HELD set) and returns; the
+     * worker then takes the child from its slot and blocks in it, its bit still set with nothing to take: the
+     * stale bits a bounded look must not read every worker for. Looks by an idle worker meanwhile.
+     */
+    private static Run idleLookBusy(PoolCore core, int looks, int workers) throws Exception {
+        ParkingLot parking = parking(core);
+        awaitAllIdle(parking, workers);
+        int busy = workers / 2;
+        CountDownLatch release = new CountDownLatch(1);
+        CountDownLatch blocked = new CountDownLatch(busy);
+        try {
+            for (int t = 0; t < busy; t++) {
+                core.submit(() -> core.submit(() -> {
+                    blocked.countDown();
+                    try {
+                        release.await(WAIT_NANOS, TimeUnit.NANOSECONDS); // bounded: the finally below releases it
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }, 0, null, WaitMode.UNBOUNDED, Long.MAX_VALUE), 0, null, WaitMode.UNBOUNDED, Long.MAX_VALUE);
+            }
+            check(blocked.await(WAIT_NANOS, TimeUnit.NANOSECONDS), busy + " workers blocked in a child");
+            long idle = 0;
+            long deadline = System.nanoTime() + WAIT_NANOS;
+            while (Long.bitCount(idle = parking.idleMask()) < workers - busy) { // the others parked again
+                check(System.nanoTime() - deadline < 0, (workers - busy) + " workers idle");
+                Thread.yield();
+            }
+            int looker = Long.numberOfTrailingZeros(idle);
+            long stale = Long.bitCount(parking.work().mask(WorkSummary.HELD) & ~idle);
+            return looks(core.schedulerForTest(), looker, looks, false, stale + " busy workers with HELD set, "
+                    + "worker " + looker + " looking");
+        } finally {
+            release.countDown();
+        }
+    }
+
+    private static Run looks(Scheduler s, int looker, int looks, boolean recheck, String note) {
         List<Recorder.Counts> counts = new ArrayList<>();
         boolean sawWork = false;
         for (int i = 0; i < looks; i++) {
             Recorder.start();
-            sawWork |= s.hasWork(1);
+            sawWork |= recheck ? s.hasWork(looker) : s.lookForWork(looker);
             for (Recorder.Counts c : Recorder.stop()) {
                 if (c.thread() == Thread.currentThread()) {
                     counts.add(c); // one entry per look: the lines one look reads
                 }
             }
         }
-        return new Run(counts, Set.of(Thread.currentThread()), looks, sawWork ? "a look saw work" : "");
+        String seen = sawWork ? "a look saw work" : "";
+        return new Run(counts, Set.of(Thread.currentThread()), looks,
+                note.isEmpty() ? seen : seen.isEmpty() ? note : note + "; " + seen);
     }
 
     private static void check(boolean ok, String what) {

@@ -50,7 +50,7 @@ class LocalQueuesTest {
     }
 
     private LocalQueues queues(QueueKind kind, int workers, int capacity) {
-        LocalQueues q = LocalQueues.create(mem, kind, workers, capacity, errors);
+        LocalQueues q = LocalQueues.create(mem, new WorkSummary(mem, workers), kind, workers, capacity, errors);
         created.add(q);
         return q;
     }
@@ -116,7 +116,7 @@ class LocalQueuesTest {
         queues(kind, 2, 4);
         PoolMemory.BlockInfo bitmap = mem.memoryMap().stream().filter(b -> b.purpose().equals("workers_nonempty"))
                 .findFirst().orElseThrow();
-        assertEquals(LocalQueues.Layout.LENGTH, bitmap.usableBytes());
+        assertEquals(WorkSummary.Layout.LENGTH, bitmap.usableBytes());
         assertFalse(bitmap.releasable());
     }
 
@@ -391,10 +391,11 @@ class LocalQueuesTest {
     void closeReleasesEveryDequeBlockAndNoRingBlock(QueueKind kind) {
         int workers = 3;
         int capacity = 4;
-        LocalQueues q = LocalQueues.create(mem, kind, workers, capacity, errors); // closed here, not in close()
+        // closed here, not in close(); the bitmap is the WorkSummary's block
+        LocalQueues q = LocalQueues.create(mem, new WorkSummary(mem, workers), kind, workers, capacity, errors);
         pushAll(q, 0, 1, kind == QueueKind.RING ? capacity : 20); // Chase-Lev: grows worker 0's deque
         q.close();
-        long bitmap = PoolMemory.countedSize(LocalQueues.Layout.LENGTH);
+        long bitmap = PoolMemory.countedSize(WorkSummary.Layout.LENGTH);
         long rings = kind == QueueKind.RING ? workers * PoolMemory.countedSize(RingQueue.Layout.byteSize(capacity)) : 0;
         assertEquals(bitmap + rings, mem.liveBytes(), "what stays until the memory closes");
     }

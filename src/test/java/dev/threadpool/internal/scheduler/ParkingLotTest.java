@@ -72,10 +72,15 @@ class ParkingLotTest {
     @Test
     void theIdleMaskIsOneLineOfItsOwn() {
         new ParkingLot(mem, 4);
-        PoolMemory.BlockInfo b = mem.memoryMap().getLast();
-        assertEquals("idle mask", b.purpose());
+        PoolMemory.BlockInfo b = mem.memoryMap().stream().filter(i -> i.purpose().equals("idle mask")).findFirst()
+                .orElseThrow();
         assertEquals(ParkingLot.Layout.LENGTH, b.usableBytes());
         assertTrue(ParkingLot.Layout.WAKE_HINT_OFFSET + Long.BYTES <= ParkingLot.Layout.LENGTH);
+        // its other half, the summary of where work is (WorkSummary), is a line of its own too
+        PoolMemory.BlockInfo summary = mem.memoryMap().getLast();
+        assertEquals("workers_nonempty", summary.purpose());
+        assertEquals(WorkSummary.Layout.LENGTH, summary.usableBytes());
+        assertTrue(WorkSummary.Layout.JOINS_OFFSET + Long.BYTES <= WorkSummary.Layout.LENGTH);
     }
 
     @Test
