@@ -94,9 +94,13 @@ public final class Budgets {
                     1 + 1.0 / 8, 1 + 1.0 / 8, "no target in issue 48; today exactly 1 a cycle: the woken worker's"
                             + " claim at the carried ring's head (the wake itself: idle mask 4, SEARCHING 2)"),
             new Budget(Path.IDLE_LOOK, "lines read", s -> s.perTask(s.linesRead()), 16, "bounded, not O(W) (16 here)",
-                    275, 82, "today: every worker's LIFO slot, queue head and tail, carried batch and join deque"),
+                    387, 194, "today: every worker's LIFO slot, queue head and tail, carried batch and join deque,"
+                            + " and every carried stripe's head and head cell: 64 stripes at 64 workers (275 and 82"
+                            + " with 8 stripes), until the schedulers' idle look takes the bounded"
+                            + " CarriedRings.hasReadyEntry(from, count)"),
             new Budget(Path.IDLE_LOOK, "all-shared lines read", s -> s.perTask(s.allLinesRead()), 16,
-                    "bounded (16 here)", 19, 18, "the idle mask, SEARCHING, the inject and carried rings' words"),
+                    "bounded (16 here)", 75, 74, "the idle mask, SEARCHING, the inject ring's words and every carried"
+                            + " stripe's head: 66 and 65 with 64 stripes (10 and 9 with 8 stripes)"),
             new Budget(Path.JOIN_OFFERED, "all-shared writes outside wakes", OUTSIDE_WAKES, Double.NaN, "none",
                     1.0 / 2, 1.0 / 2, "no target in issue 48; today 0 to 0.11 by run: WAITERS, when an owner"
                             + " waits, and a thief's cache flushing at its search start. The pin catches a shared write"
