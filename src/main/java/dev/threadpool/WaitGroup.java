@@ -30,6 +30,24 @@ import java.util.concurrent.locks.AbstractQueuedSynchronizer;
  *     padding  PAD longs after the last stripe
  * </pre>
  *
+ * <h2>How many stripes</h2>
+ * The processors rounded up to a power of two, at least 2, at most {@link PoolConfig#MAX_THREADS} (64). A group
+ * is not tied to one pool, and the threads that can write one stripe at the same instant are at most the
+ * processors, which also bound the workers a pool can keep busy: with fewer stripes than processors, the
+ * workers of a wide pool share done lines (8 stripes made 8 of 64 workers share each). Workers are created one
+ * after the other, so their ids, and thus their stripes, differ in the low bits. What the stripes cost:
+ * <ul>
+ *   <li><b>Memory.</b> Two padded cells per stripe (an added and a done), plus {@code AWAITED} and a pad at
+ *       each end: {@code 128 * (3 + 2 * STRIPES)} bytes a group (and the array's header): 896 bytes on 2
+ *       processors, 2.4 KiB on 8, 16.4 KiB on 64 or more. A program that makes a group per request on a wide machine pays that per
+ *       request; one reused group (a group is reusable) pays it once.</li>
+ *   <li><b>Reading the count.</b> {@link #pending}, {@link #await}'s test, a negative {@link #add} and a
+ *       {@code done} made while a waiter is queued read every stripe: {@code 2 * STRIPES + 1} volatile loads
+ *       (129 on 64 processors). The add and the done themselves write one stripe whatever the count; the
+ *       stripes nobody writes meanwhile stay in the reader's cache, so the loads are mostly hits
+ *       ("While a waiter is queued").</li>
+ * </ul>
+ *
  * <h2>Zero, linearizably</h2>
  * {@link #isZero} reads every {@code done} stripe first, then every {@code added} stripe, and says zero when
  * the two sums are equal. Both counters only grow, and every {@code done} follows (in happens-before) the {@code add}
@@ -71,9 +89,8 @@ public final class WaitGroup {
     /** Longs per padded cell: 128 bytes, so two cells never share a line nor an adjacent-line prefetch pair. */
     private static final int PAD = 16;
     private static final int FIRST_ADDED = PAD;
-    /** Stripes of each counter: a power of two, up to 8, no more than the processors (rounded up). */
-    private static final int STRIPES = Math.min(8,
-            Integer.highestOneBit(Math.max(1, Runtime.getRuntime().availableProcessors() - 1) << 1));
+    /** Stripes of each counter: {@link #stripesFor} this machine's processors ("How many stripes"). */
+    private static final int STRIPES = stripesFor(Runtime.getRuntime().availableProcessors());
     private static final int STRIPE_MASK = STRIPES - 1;
     private static final int FIRST_DONE = PAD * (1 + STRIPES);
 
@@ -106,6 +123,25 @@ public final class WaitGroup {
         protected boolean tryReleaseShared(int ignored) {
             return true; // the caller saw zero: wake the queued waiters, each re-checks with tryAcquireShared
         }
+    }
+
+    /**
+     * Stripes of each counter for a machine of {@code processors} processors: the processors rounded up to a
+     * power of two, at least 2, at most {@link PoolConfig#MAX_THREADS} ("How many stripes").
+     *
+     * @throws IllegalArgumentException if {@code processors} is below 1
+     */
+    static int stripesFor(int processors) {
+        if (processors < 1) {
+            throw new IllegalArgumentException("processors must be >= 1, got " + processors);
+        }
+        int p = Math.min(processors, PoolConfig.MAX_THREADS); // first: the shift below cannot overflow
+        return Integer.highestOneBit(Math.max(1, p - 1) << 1); // rounded up: 1 -> 2, 2 -> 2, 3 -> 4, 8 -> 8
+    }
+
+    /** Stripes of each counter in this JVM (tests). */
+    static int stripes() {
+        return STRIPES;
     }
 
     /** The calling thread's stripe, as an offset from the first cell of either counter. */

@@ -16,6 +16,28 @@ import org.junit.jupiter.api.Test;
 class WaitGroupTest {
 
     @Test
+    void theStripesFollowTheProcessorsUpToSixtyFour() {
+        assertEquals(WaitGroup.stripesFor(Runtime.getRuntime().availableProcessors()), WaitGroup.stripes(),
+                "this JVM's processors");
+        assertEquals(2, WaitGroup.stripesFor(1), "at least two");
+        assertEquals(2, WaitGroup.stripesFor(2));
+        assertEquals(4, WaitGroup.stripesFor(3), "rounded up to a power of two");
+        assertEquals(8, WaitGroup.stripesFor(8));
+        assertEquals(16, WaitGroup.stripesFor(9), "past eight: a stripe per processor");
+        assertEquals(64, WaitGroup.stripesFor(48));
+        assertEquals(64, WaitGroup.stripesFor(PoolConfig.MAX_THREADS));
+        assertEquals(PoolConfig.MAX_THREADS, WaitGroup.stripesFor(65), "at most a pool's most workers");
+        assertEquals(PoolConfig.MAX_THREADS, WaitGroup.stripesFor(Integer.MAX_VALUE));
+        for (int p = 1; p <= 200; p++) {
+            int s = WaitGroup.stripesFor(p);
+            assertEquals(1, Integer.bitCount(s), "a power of two: " + s);
+            assertTrue(s >= Math.min(p, PoolConfig.MAX_THREADS) && s < Math.max(4, 2 * p), p + " processors: " + s);
+        }
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> WaitGroup.stripesFor(0));
+        assertEquals("processors must be >= 1, got 0", e.getMessage());
+    }
+
+    @Test
     void countsAddsAndDones() {
         WaitGroup g = new WaitGroup();
         assertEquals(0, g.pending());

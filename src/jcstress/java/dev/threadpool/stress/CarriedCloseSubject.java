@@ -12,8 +12,10 @@ import java.util.concurrent.atomic.AtomicReference;
 /**
  * Carried admission against its close ({@code CarriedRings.close}, the shutdown's close of carried admission, one
  * {@code BoundedRing.closeToPushes} per stripe): producers push every item as a carried task into the current
- * rings (64 cells in {@link #STRIPES} stripes, each producer from its own thread's home stripe, overflowing into
- * the others when it is full) while a closer closes them at random moments and installs fresh ones. A producer
+ * rings ({@code carried-close}: 64 cells in 4 stripes; {@code carried-close-16}: 256 cells in 16 stripes; each
+ * producer from its own thread's home stripe, moving on after each run of {@code CarriedRings.SPREAD} pushes and
+ * overflowing into the others when a stripe is full) while a closer closes them at random moments and installs
+ * fresh ones. A producer
  * whose push is refused with {@code closed} pushes the same item into the next rings. Consumers pop every round's
  * rings from their own home stripe on. So an item comes out once only if every push either got in and was counted
  * by the close, or was refused and got in nowhere: a push accepted after its stripe's close (and also re-pushed)
@@ -21,11 +23,27 @@ import java.util.concurrent.atomic.AtomicReference;
  * what was popped from it.
  */
 final class CarriedCloseSubject implements StressSubject {
-    private static final int CELLS = 64;
-    /** Stripes of 16 cells: producers meet full stripes and overflow, and a close lands between two stripes. */
-    private static final int STRIPES = 4;
+    /**
+     * Cells per stripe: 16, two runs of {@code CarriedRings.SPREAD}, so producers spread, meet full stripes and
+     * overflow, and a close lands between two stripes.
+     */
+    private static final int STRIPE_CELLS = 16;
     /** Producers done and nothing popped for this long: the rest is lost (a stray push), fail instead of hanging. */
     private static final long STALL_NANOS = 5_000_000_000L;
+
+    private final String name;
+    private final int stripes;
+
+    /** {@code carried-close}: four stripes. */
+    CarriedCloseSubject() {
+        this("carried-close", 4);
+    }
+
+    /** Rings of {@code stripes} stripes of {@link #STRIPE_CELLS} cells each. */
+    CarriedCloseSubject(String name, int stripes) {
+        this.name = name;
+        this.stripes = stripes;
+    }
 
     /** One round's rings: open, then closed with the count of their pushes, then drained. */
     private static final class Round {
@@ -33,8 +51,8 @@ final class CarriedCloseSubject implements StressSubject {
         final AtomicLong popped = new AtomicLong();
         volatile long closedCount = -1;
 
-        Round(PoolMemory mem) {
-            this.rings = new CarriedRings(mem, CELLS, STRIPES);
+        Round(PoolMemory mem, int stripes) {
+            this.rings = new CarriedRings(mem, stripes * STRIPE_CELLS, stripes);
         }
 
         boolean drained() {
@@ -45,7 +63,7 @@ final class CarriedCloseSubject implements StressSubject {
 
     @Override
     public String name() {
-        return "carried-close";
+        return name;
     }
 
     @Override
@@ -54,7 +72,7 @@ final class CarriedCloseSubject implements StressSubject {
         int consumers = Math.max(1, threads - producers);
         try (PoolMemory mem = PoolMemory.create()) {
             List<Round> rounds = new CopyOnWriteArrayList<>();
-            Round first = new Round(mem);
+            Round first = new Round(mem, stripes);
             rounds.add(first);
             AtomicReference<Round> current = new AtomicReference<>(first);
             AtomicLong next = new AtomicLong(1);
@@ -135,7 +153,7 @@ final class CarriedCloseSubject implements StressSubject {
                         Thread.onSpinWait(); // pacing only: a close lands at a random point of the pushes
                     }
                     Round r = current.get();
-                    Round fresh = new Round(mem);
+                    Round fresh = new Round(mem, stripes);
                     rounds.add(fresh); // visible to consumers before any producer can push into it
                     r.closedCount = r.rings.close();
                     current.set(fresh);

@@ -24,12 +24,14 @@ public final class CountingStress {
      * in an execution of their own ({@code stress-64} in pom.xml), with fewer runs and items, since 64 workers on
      * a 2-core box make each run slower; {@code --subjects} names them for a run by hand.
      */
-    static final List<String> WIDE = List.of("pool-64", "pool-ws-64", "pool-ws-cl-64", "pool-lanes-64");
+    static final List<String> WIDE = List.of("pool-64", "pool-ws-64", "pool-ws-cl-64", "pool-lanes-64",
+            "pool-ws-64-q4096");
 
     static {
         register(new BoundedRingSubject());
         register(new CarriedRingSubject());
         register(new CarriedCloseSubject());
+        register(new CarriedCloseSubject("carried-close-16", 16)); // issue 48: stripes past 8, spreading
         register(new CarriedBatchesSubject());
         register(new PoolSubject());
         register(new PoolSubject("pool-ws", SchedulerVariant.WORK_STEALING));
@@ -47,6 +49,8 @@ public final class CountingStress {
         register(new PoolSubject("pool-ws-64", SchedulerVariant.WORK_STEALING, QueueKind.RING, 64));
         register(new PoolSubject("pool-ws-cl-64", SchedulerVariant.WORK_STEALING, QueueKind.CHASE_LEV, 64));
         register(new LanePoolSubject("pool-lanes-64", 64, 16, 0));
+        // issue 48: 64 workers over the default capacity, so carried tasks spread over 16 stripes
+        register(new PoolSubject("pool-ws-64-q4096", SchedulerVariant.WORK_STEALING, QueueKind.RING, 64, 4096));
     }
 
     static void register(StressSubject s) {

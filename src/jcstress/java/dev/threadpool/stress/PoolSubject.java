@@ -11,7 +11,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The whole pool (GLOBAL_QUEUE): {@code threads} external submitters push the items as tasks through a small
- * descriptor table (so it is full most of the time) mixing submit, trySubmit and submitBatch; each task
+ * descriptor table (64 cells unless named otherwise, so it is full most of the time) mixing submit, trySubmit and submitBatch; each task
  * records its item. Also checks the accounting: every accepted task ended, no descriptor live, no bytes live
  * after close.
  */
@@ -20,6 +20,7 @@ final class PoolSubject implements StressSubject {
     private final SchedulerVariant variant;
     private final QueueKind queueKind;
     private final int workers;
+    private final int queueCapacity;
 
     PoolSubject() {
         this("pool", SchedulerVariant.GLOBAL_QUEUE);
@@ -35,10 +36,19 @@ final class PoolSubject implements StressSubject {
      * 64-worker subjects {@code pool-64}, {@code pool-ws-64}, {@code pool-ws-cl-64}).
      */
     PoolSubject(String name, SchedulerVariant variant, QueueKind queueKind, int workers) {
+        this(name, variant, queueKind, workers, 64);
+    }
+
+    /**
+     * The same with {@code queueCapacity} cells: with 64 workers and 4096 ({@code pool-ws-64-q4096}) the carried
+     * tasks go through 16 stripes, which the producers' runs spread over (issue 48; CarriedRings).
+     */
+    PoolSubject(String name, SchedulerVariant variant, QueueKind queueKind, int workers, int queueCapacity) {
         this.name = name;
         this.variant = variant;
         this.queueKind = queueKind;
         this.workers = workers;
+        this.queueCapacity = queueCapacity;
     }
 
     @Override
@@ -48,7 +58,7 @@ final class PoolSubject implements StressSubject {
 
     @Override
     public String run(int items, int threads, Seen seen) throws Exception {
-        ThreadPool pool = ThreadPool.create(PoolConfig.builder().maxThreads(workers).queueCapacity(64)
+        ThreadPool pool = ThreadPool.create(PoolConfig.builder().maxThreads(workers).queueCapacity(queueCapacity)
                 .schedulerVariant(variant).queueKind(queueKind).build());
         WaitGroup group = new WaitGroup();
         int submitters = Math.max(1, threads);

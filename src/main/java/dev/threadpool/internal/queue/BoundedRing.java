@@ -220,13 +220,24 @@ public final class BoundedRing {
      * @throws IllegalStateException if this ring does not carry tasks, or its memory was freed before the claim
      */
     public boolean tryPushCarried(Object task, Object group) {
+        return pushCarried(task, group) >= 0;
+    }
+
+    /**
+     * {@link #tryPushCarried} that returns the position its claim took (0, 1, 2... in claim order: the pushes this
+     * ring had accepted before it), or -1 where {@link #tryPushCarried} returns false. {@code CarriedRings} spreads
+     * a submitter's pushes over its stripes by these positions ("Where a push goes").
+     *
+     * @throws IllegalStateException if this ring does not carry tasks, or its memory was freed before the claim
+     */
+    public long pushCarried(Object task, Object group) {
         final Object[] refs = carried;
         if (refs == null) {
             throw new IllegalStateException("this ring does not carry tasks");
         }
         long pos = claimPush();
         if (pos < 0) {
-            return false;
+            return -1;
         }
         int k = (int) (pos & mask) << 1;
         // plain, like the value: published by the release in publish(); the claim's acquire of seq == pos
@@ -234,7 +245,7 @@ public final class BoundedRing {
         refs[k] = task;
         refs[k + 1] = group;
         publish(pos, QueueEntry.CARRIED);
-        return true;
+        return pos;
     }
 
     /**

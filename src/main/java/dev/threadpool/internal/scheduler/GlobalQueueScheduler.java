@@ -156,7 +156,7 @@ final class GlobalQueueScheduler implements Scheduler {
                 e = stealBatch(self); // both rings empty: a peer's claimed tasks
             }
         }
-        if (e != QueueEntry.EMPTY && parking.idleMaskOnWorker() != 0 && !isEmpty()) {
+        if (e != QueueEntry.EMPTY && parking.idleMaskOnWorker() != 0 && moreQueuedHint(self.index)) {
             // Chained wake: we run one entry and more are queued while a worker sleeps. Volatile loads after our
             // CAS; a worker that announces after the idle-mask load re-checks the rings itself (ParkingLot). The
             // mask was just loaded, so wake directly (wakeOne's CAS on a bit decides who, -1 if none is left).
@@ -178,6 +178,15 @@ final class GlobalQueueScheduler implements Scheduler {
             summary.mark(WorkSummary.HELD, self.index);
         }
         return n == 0 ? QueueEntry.EMPTY : QueueEntry.CARRIED;
+    }
+
+    /**
+     * Whether entries are left for a chained wake: inject, our batch, our home carried stripe and the next few
+     * (volatile loads; a bounded hint for parallelism, not a handshake: every stripe is the re-check's).
+     */
+    private boolean moreQueuedHint(int w) {
+        return !inject.isEmpty() || (carried != null && (batches.hasStealable(w)
+                || carried.hasReadyEntry(carried.homeOfWorker(w), Scheduler.LOOK_STRIPES)));
     }
 
     /** One entry of another worker's batch, starting after our own index, or EMPTY. */
@@ -206,13 +215,20 @@ final class GlobalQueueScheduler implements Scheduler {
      */
     @Override
     public boolean lookForWork(int i) {
-        if (inject.hasReadyEntry() || (carried != null && carried.hasReadyEntry())) {
+        if (inject.hasReadyEntry()) {
             return true;
         }
         if (carried == null) {
             return false;
         }
         final int at = (i + 1) * LOOK_STRIDE;
+        // volatile loads of LOOK_STRIPES carried stripes from where worker i's last look stopped (the re-check,
+        // hasWork, reads every stripe); the start, plain and owner-only, beside lookStart on worker i's line
+        int from = lookStart[at + 1];
+        lookStart[at + 1] = from + Scheduler.LOOK_STRIPES;
+        if (carried.hasReadyEntry(from, Scheduler.LOOK_STRIPES)) {
+            return true;
+        }
         long m = summary.mask(WorkSummary.HELD) & ~(1L << i); // volatile load of the summary line
         int start = lookStart[at];
         for (int k = 0; k < WorkSummary.LOOK_PROBES && m != 0; k++) {

@@ -127,6 +127,12 @@ interface Scheduler {
     }
 
     /**
+     * Carried stripes one bounded look reads ({@link #lookForWork}), from a start that moves on by as many at
+     * every look: all of them up to 4 stripes (pools up to 4 workers), a quarter of 16, a sixteenth of 64.
+     */
+    int LOOK_STRIPES = 4;
+
+    /**
      * Worker {@code i} ran dry: its next() found nothing, and it starts its idle path (every idle strategy). Its
      * own LIFO slot, local queue, carried batch and join deque are empty and only it fills them, so it clears
      * its late-cleared {@link WorkSummary} bits here. Only from worker {@code i}'s thread.

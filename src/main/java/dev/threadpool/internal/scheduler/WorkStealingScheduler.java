@@ -364,8 +364,9 @@ final class WorkStealingScheduler implements Scheduler {
         long e = claimCarried(self);
         // volatile loads after our CAS (no fence needed: the CAS is seq_cst and nothing of ours is unpublished);
         // a worker that announces after the idle-mask load re-checks the ring and the batches itself (ParkingLot)
-        if (e != QueueEntry.EMPTY && parking.idleMaskOnWorker() != 0
-                && (!carried.isEmpty() || batches.hasStealable(w))) {
+        // a bounded look at the rings (our home stripe and the next few): a hint for parallelism, not a handshake
+        if (e != QueueEntry.EMPTY && parking.idleMaskOnWorker() != 0 && (batches.hasStealable(w)
+                || carried.hasReadyEntry(carried.homeOfWorker(w), Scheduler.LOOK_STRIPES))) {
             parking.wakeOne(); // one waker per bit; -1 if a racing waker took the last one
             st.owesWake = false;
         }
@@ -504,10 +505,19 @@ final class WorkStealingScheduler implements Scheduler {
      */
     @Override
     public boolean lookForWork(int i) {
-        if (sharedReady()) {
+        final WorkerState st = states[i];
+        // volatile loads of inject's head and head cell, then of LOOK_STRIPES carried stripes' from where this
+        // worker's last look stopped (the re-check, hasWork, reads every stripe)
+        if (inject.hasReadyEntry()) {
             return true;
         }
-        final WorkerState st = states[i];
+        if (carried != null) {
+            int from = st.stripeLook;
+            st.stripeLook = from + Scheduler.LOOK_STRIPES; // plain, owner-only; wraps through the stripe mask
+            if (carried.hasReadyEntry(from, Scheduler.LOOK_STRIPES)) {
+                return true;
+            }
+        }
         // volatile loads of one line: the workers whose local queue, LIFO slot or batch may hold entries
         long queued = summary.mask(WorkSummary.NONEMPTY);
         long held = summary.mask(WorkSummary.HELD);

@@ -43,7 +43,8 @@ import java.lang.foreign.MemorySegment;
  * the announcement and sees it. If the bit was set, its probe and the owner's publish are the plain Dekker pair
  * of ParkingLot. A bit is cleared only by its owner, when the sources it covers are empty and only the owner can
  * fill them again. So every published entry is either seen by the re-check or answered by its owner's wake, as
- * when the re-check read every worker's lines itself; jcstress {@code WorkStealingParkTest} (its {@code Summary} states) checks the pair.
+ * when the re-check read every worker's lines itself; jcstress {@code WorkStealingParkTest} (its {@code Summary}
+ * states) checks the pair.
  */
 public final class WorkSummary {
 

@@ -24,6 +24,8 @@ abstract class WorkerStateFields extends WorkerStatePad {
     int submitterStart;
     /** Where this worker's next bounded look starts among the WorkSummary bits (Scheduler.lookForWork). */
     int lookStart;
+    /** Where this worker's next bounded look starts among the carried stripes (Scheduler.LOOK_STRIPES). */
+    int stripeLook;
     /**
      * Set when this worker begins a search, cleared by its first take after it: that take must pass the
      * wake on (WakeCoalescer, "The pass-on rule"), unless it ran a chained wake, which is the same wake.

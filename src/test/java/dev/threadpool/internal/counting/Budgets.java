@@ -46,7 +46,7 @@ public final class Budgets {
     /** The first row is the worker submit's: {@code SharedWriteBudgetTest} uses it to show a check can fail. */
     public static final List<Budget> ALL = List.of(
             new Budget(Path.WORKER_SUBMIT, "all-shared writes outside wakes", OUTSIDE_WAKES, 0, "0", 3.0 / 2,
-                    3, "today the freelist and the WorkSummary line, each about once per move of the chain to"
+                    4, "today the freelist and the WorkSummary line, each about once per move of the chain to"
                             + " another worker (a woken worker takes the child from the LIFO slot; 64 workers on 2 CPUs"
                             + " move it every 2 to 70 tasks): 0.02 to 0.83 by run. The freelist: worker caches of 16"
                             + " at 64 workers refill every 16 pops and spill every 8 pushes, and a worker flushes its"
@@ -62,7 +62,9 @@ public final class Budgets {
                     "the above plus wakes of parked workers, 0 to 1.6 a task on 2 CPUs (GLOBAL_QUEUE: 2.0 to 5.0 in"
                             + " all): a loose pin; the row above holds what does not depend on wakes"),
             new Budget(Path.WORKER_SUBMIT, "freelist RMW", s -> s.perTask(s.freelistRmws()), 1.0 / 16, "1/16",
-                    3.0 / 4, 1, "today 0.06 to 0.41 by run (GLOBAL_QUEUE up to 0.55: its tasks spread over more"
+                    3.0 / 4, 3.0 / 2, "today 0.003 to 0.41 by run (GLOBAL_QUEUE 0.003 to 1.2 on a loaded machine, where"
+                            + " the chain moves at nearly every wake: each move costs the new worker a refill and the"
+                            + " old one a flush; its tasks spread over more"
                             + " workers, each flushing at its search start), as above: worker caches sized by capacity"
                             + " over workers (Slots.workerCacheLimit: 16 at 64 workers); 2 before, when the caches"
                             + " switched off above 32 workers"),
@@ -88,9 +90,9 @@ public final class Budgets {
             new Budget(Path.OUTSIDE_GROUP, "all-shared writes outside wakes", OUTSIDE_WAKES, 1.0 / 8, "1/8",
                     1.0 / 8, 1.0 / 8, "the budget itself: the group's add is on the heap, on the submitter's stripe"),
             new Budget(Path.WORKER_GROUP, "all-shared writes outside wakes", OUTSIDE_WAKES, 0, "0", 3.0 / 2,
-                    3, "as the worker submit without a group (0.003 to 0.89 today: the freelist and the WorkSummary"
-                            + " line, once per move of the chain; GLOBAL_QUEUE 2.1 to 2.7 with its ring): add and done"
-                            + " are on the heap (WaitGroup)"),
+                    4, "as the worker submit without a group (0.003 to 0.89 today: the freelist and the WorkSummary"
+                            + " line, once per move of the chain; GLOBAL_QUEUE 2.0 to 3.4 with its ring, the top on a"
+                            + " loaded machine): add and done are on the heap (WaitGroup)"),
             new Budget(Path.WORKER_GROUP, "WorkSummary writes", Summary::summaryWritesPerTask, Double.NaN,
                     "none (once per run of work)", 3.0 / 4, 3.0 / 4, "as the worker submit without a group"),
             new Budget(Path.STEAL, "all-shared writes outside wakes", OUTSIDE_WAKES, Double.NaN, "none", 1.5, 1.5,
@@ -103,19 +105,22 @@ public final class Budgets {
             new Budget(Path.PARK_WAKE, "all-shared writes outside wakes", OUTSIDE_WAKES, Double.NaN, "none",
                     1 + 1.0 / 8, 1 + 1.0 / 8, "no target in issue 48; today exactly 1 a cycle: the woken worker's"
                             + " claim at the carried ring's head (the wake itself: idle mask 4, SEARCHING 2)"),
-            new Budget(Path.IDLE_LOOK, "lines read", s -> s.perTask(s.linesRead()), 24,
-                    "bounded, not O(W) (24 here)", 24, 24, "the summary line (WorkSummary), the inject ring, each"
-                            + " carried stripe's head and head cell, the submitter registry; no line of any worker"
-                            + " (275 before the summary: every worker's LIFO slot, queue, batch and join deque)"),
+            new Budget(Path.IDLE_LOOK, "lines read", s -> s.perTask(s.linesRead()), 16,
+                    "bounded, not O(W) (16 here)", 16, 16, "11 to 12 today: the summary line (WorkSummary), the"
+                            + " inject ring, Scheduler.LOOK_STRIPES (4) carried stripes' head and head cell from a"
+                            + " moving start, the submitter registry; no line of any worker (275 before the summary:"
+                            + " every worker's LIFO slot, queue, batch and join deque)"),
             new Budget(Path.IDLE_LOOK, "all-shared lines read", s -> s.perTask(s.allLinesRead()), 16,
-                    "bounded (16 here)", 16, 16, "the idle mask, SEARCHING, the summary, the rings' heads and tails"),
-            new Budget(Path.IDLE_LOOK_BUSY, "lines read", s -> s.perTask(s.linesRead()), 32,
-                    "bounded, not O(W) (32 here)", 32, 32, "as the idle pool's look, plus the sources of at most"
-                            + " WorkSummary.LOOK_PROBES (2) of the 30-odd workers whose stale bit is set: a look that"
-                            + " read every set bit's lines would read 60 or more"),
+                    "bounded (16 here)", 8, 8, "6 to 7 today: the summary, the inject ring's head, four stripes'"
+                            + " heads"),
+            new Budget(Path.IDLE_LOOK_BUSY, "lines read", s -> s.perTask(s.linesRead()), 24,
+                    "bounded, not O(W) (24 here)", 24, 24, "16 to 17 today: as the idle pool's look, plus the"
+                            + " sources of at most WorkSummary.LOOK_PROBES (2) of the 30-odd workers whose stale bit"
+                            + " is set; a look that read every set bit's lines would read 60 or more"),
             new Budget(Path.PARK_RECHECK, "lines read", s -> s.perTask(s.linesRead()), Double.NaN,
-                    "none (once per park; O(set bits))", 24, 24, "no target in issue 48: the re-check probes every"
-                            + " worker whose bit is set, none in an idle pool, so it reads what the idle look reads"),
+                    "none (once per park)", 48, 48, "no target in issue 48; 35 to 36 today: every carried stripe"
+                            + " (16 at 64 workers, two lines each) and the summary; in a busy pool also every set"
+                            + " bit's sources, once per park"),
             new Budget(Path.JOIN_OFFERED, "all-shared writes outside wakes", OUTSIDE_WAKES, Double.NaN, "none",
                     1.0 / 2, 1.0 / 2, "no target in issue 48; today 0 to 0.11 by run: WAITERS, when an owner"
                             + " waits, and a thief's cache flushing at its search start. The pin catches a shared write"

@@ -79,7 +79,8 @@ public final class LineClasses {
             new Row(Pattern.compile("carried-task ring( \\d+)?"), off -> off < BoundedRing.Layout.TAIL_OFFSET
                     ? v(LineClass.ALL, "head", "BoundedRing (carried stripe): any worker claims a batch at the head")
                     : off < BoundedRing.Layout.CELLS_OFFSET
-                    ? v(LineClass.FEW, "tail", "BoundedRing (carried stripe): the outside submitters of this stripe")
+                    ? v(LineClass.FEW, "tail", "BoundedRing (carried stripe): the outside submitters whose"
+                            + " home it is, or whose run of CarriedRings.SPREAD it takes")
                     : v(LineClass.FEW, "cells", "BoundedRing (carried stripe): a cell is written by its submitter"
                             + " and freed by the worker that claimed it")),
             row("carried batches", LineClass.FEW, "STATE(w)",
