@@ -13,14 +13,15 @@ import dev.threadpool.internal.stats.WorkerTimes;
  * {@link #spin}, {@link #announce}).
  *
  * <pre>
- *   beginSearch: flush the descriptor cache (Slots, hazard rule 2), ranDry(i) (the worker's WorkSummary bits);
- *                searching(i, true) (not for BUSY_SPIN, which never parks: it flushes and looks, uncounted)
+ *   beginSearch: ranDry(i) (the worker's WorkSummary bits); searching(i, true) (not for BUSY_SPIN, which never
+ *                parks: it flushes its descriptor cache (Slots, hazard rule 2) and looks, uncounted)
  *   spin:        BUSY_SPIN forever | SPIN_THEN_PARK for spinBeforePark | PARK for PARK_SPINS looks,
  *                each look a bounded seq_cst scheduler.lookForWork(i) (a fixed number of lines, whatever the
  *                worker count); work seen: searching(i, false), back to the loop
  *   window:      PARK only, and only when armed (below): more looks until idleWindow has passed
  *                (still searching: submitters coalesce on us and need no unpark)
- *   announce:    ParkingLot.announce(i) (step 1), then searching(i, false)
+ *   announce:    flush the descriptor cache (Slots, hazard rule 2), ParkingLot.announce(i) (step 1), then
+ *                searching(i, false)
  *   re-check:    hasWork(i) || stop (step 2; every source a set WorkSummary bit names): retract and go back
  *   park:        pendingPush(i) ? park at most PENDING_PARK_NANOS
  *                : scratch buffer held and scratchIdlePurge set ? timed park, then purge it
@@ -150,6 +151,7 @@ final class Idle {
             // two getAndAdds on the SEARCHING line per idle spell, one of them between seeing the work and taking
             // it, on a line every worker writes (PERFORMANCE_TRACKING 58).
             endRun(self);
+            slots.flushWorkerCache(self); // BUSY_SPIN never parks: its cache goes back when it runs dry (rule 2)
             for (int k = 1;; k++) {
                 if (scheduler.lookForWork(i)) { // bounded: it never parks, so no re-check needs hasWork's all
                     self.looksSinceClock += k; // the span's end: idleEnd, no clock read on the hand-off
@@ -183,7 +185,7 @@ final class Idle {
             self.shortSpell = true; // caught awake: the gap fitted the window
             return true;
         }
-        announce(i);
+        announce(self);
         // step 2: seq_cst loads of every queue this worker can take from (published entries) and of the stop flag
         if (scheduler.hasWork(i) || lifecycle.stopRequested()) {
             parking.retract(i);
@@ -247,8 +249,10 @@ final class Idle {
     // ---- the steps, shared with the overflow worker ------------------------------------------------------
 
     /**
-     * Starts a search: ends the worker's run of carried tasks, gives its cached descriptors back (before any spin
-     * or park: Slots, hazard rule 2), then counts it as searching (which also arms the pass-on of its next take).
+     * Starts a search: ends the worker's run of carried tasks, then counts it as searching (which also arms the
+     * pass-on of its next take). Its cached descriptors stay until it announces ({@link #announce}): a search
+     * that finds work keeps them (issue 48: a flush at every search start cost a worker whose chain of tasks
+     * moved to another worker and back a freelist CAS at each move).
      */
     void beginSearch(WorkerThread self) {
         endRun(self);
@@ -256,12 +260,11 @@ final class Idle {
     }
 
     /**
-     * The end of a run of tasks: the carried streak restarts, cached descriptors go back (Slots, hazard rule 2),
-     * and the worker's late-cleared WorkSummary bits go ({@link Scheduler#ranDry}: its own sources are empty).
+     * The end of a run of tasks: the carried streak restarts, and the worker's late-cleared WorkSummary bits go
+     * ({@link Scheduler#ranDry}: its own sources are empty).
      */
     private void endRun(WorkerThread self) {
         self.carriedStreak = 0; // a search ends a run of carried tasks (WorkerLoop.CARRIED_YIELD_EVERY)
-        slots.flushWorkerCache(self);
         scheduler.ranDry(self.index);
     }
 
@@ -316,10 +319,13 @@ final class Idle {
     }
 
     /**
-     * Step 1 of the ParkingLot handshake, then the end of the search: in this order, so a submitter that
-     * counted on the search sees the idle bit (WakeCoalescer, "Why no submit is lost").
+     * Gives the worker's cached descriptors back (Slots, hazard rule 2: before it parks, so that a parked
+     * worker holds none), then step 1 of the ParkingLot handshake, then the end of the search: in this order, so
+     * a submitter that counted on the search sees the idle bit (WakeCoalescer, "Why no submit is lost").
      */
-    void announce(int i) {
+    void announce(WorkerThread self) {
+        final int i = self.index;
+        slots.flushWorkerCache(self);
         parking.announce(i);
         scheduler.searching(i, false);
     }

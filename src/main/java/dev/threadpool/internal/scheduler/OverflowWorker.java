@@ -87,7 +87,7 @@ final class OverflowWorker {
             return true;
         }
         final long retireAt = Idle.readClock(self) + watchdog.retireNanos();
-        idle.announce(i); // step 1 of the handshake, then the end of the search
+        idle.announce(self); // its cache back, step 1 of the handshake, then the end of the search
         for (;;) {
             if (scheduler.hasWork(i) || lifecycle.stopRequested()) { // step 2
                 parking.retract(i);

@@ -37,7 +37,8 @@ import java.util.function.IntConsumer;
  * A producer waiting for space must not wait while the slots sit cached, so:
  * <ol>
  *   <li>a release goes straight to the freelist (+ signal) while {@link SpaceWaiters#hasWaiters()};</li>
- *   <li>a worker flushes its cache when it runs out of work ({@link Idle}, before any spin or park);</li>
+ *   <li>a worker flushes its cache before it parks ({@link Idle#announce}; BUSY_SPIN, which never parks, when it
+ *       runs out of work);</li>
  *   <li>a submitter's cache is flushed by {@code Submitter.close} ({@link #flushSubmitterCache});</li>
  *   <li>{@code purgeWorkerCaches()} waits until every worker cache is empty ({@link #awaitWorkerCachesFlushed}).</li>
  * </ol>

@@ -7,7 +7,7 @@ import java.util.function.ToDoubleFunction;
  * Issue 48's budgets (64 workers), each with the ceiling the test enforces today. Where today's code meets the
  * budget the ceiling is the budget; where it does not, the ceiling pins today's count so that a regression fails
  * while the work to meet the budget is still to do, and the table marks the row "over budget". A count that
- * moves from run to run (wakes; a worker's descriptor cache flushed at each search start, which 64 workers on
+ * moves from run to run (wakes; a worker's descriptor cache flushed at each park, which 64 workers on
  * 2 CPUs do all the time) gets a ceiling that one more shared write per task would still cross, not a tight
  * one: the test runs in CI on a loaded 2-CPU machine and must not fail on that machine's timing.
  */
@@ -50,7 +50,7 @@ public final class Budgets {
                             + " another worker (a woken worker takes the child from the LIFO slot; 64 workers on 2 CPUs"
                             + " move it every 2 to 70 tasks): 0.02 to 0.83 by run. The freelist: worker caches of 16"
                             + " at 64 workers refill every 16 pops and spill every 8 pushes, and a worker flushes its"
-                            + " cache at each search start. The summary: the new worker marks HELD at its first submit,"
+                            + " cache before it parks. The summary: the new worker marks HELD at its first submit,"
                             + " the old one clears it when it runs dry. Each has its own row below, pinned per task;"
                             + " GLOBAL_QUEUE its ring's head and tail CAS too (2 a task, by design). Before issue 48's"
                             + " changes: 3 and 5 (SUBMITTED, freelist pop and push)"),
@@ -65,7 +65,7 @@ public final class Budgets {
                     3.0 / 4, 3.0 / 2, "today 0.003 to 0.41 by run (GLOBAL_QUEUE 0.003 to 1.2 on a loaded machine, where"
                             + " the chain moves at nearly every wake: each move costs the new worker a refill and the"
                             + " old one a flush; its tasks spread over more"
-                            + " workers, each flushing at its search start), as above: worker caches sized by capacity"
+                            + " workers, each flushing before it parks), as above: worker caches sized by capacity"
                             + " over workers (Slots.workerCacheLimit: 16 at 64 workers); 2 before, when the caches"
                             + " switched off above 32 workers"),
             new Budget(Path.WORKER_SUBMIT, "SUBMITTED RMW", s -> s.perTask(s.submittedRmws()), 1.0 / 32, "1/32",
@@ -85,8 +85,8 @@ public final class Budgets {
                             + " the inject ring's tail CAS, 1 each"),
             new Budget(Path.OUTSIDE_DESCRIPTOR, "freelist RMW", s -> s.perTask(s.freelistRmws()), 1.0 / 16, "1/16",
                     2 + 1.0 / 8, 2 + 1.0 / 8, "today 1.15 to 1.6: the unregistered submitter's pop (it has no"
-                            + " cache), and the runners' caches spilling (one CAS per 8 releases) and flushing when"
-                            + " they search; 2 before the worker caches came back at 64 workers"),
+                            + " cache), and the runners' caches spilling (one CAS per 8 releases) and flushing before"
+                            + " they park; 2 before the worker caches came back at 64 workers"),
             new Budget(Path.OUTSIDE_GROUP, "all-shared writes outside wakes", OUTSIDE_WAKES, 1.0 / 8, "1/8",
                     1.0 / 8, 1.0 / 8, "the budget itself: the group's add is on the heap, on the submitter's stripe"),
             new Budget(Path.WORKER_GROUP, "all-shared writes outside wakes", OUTSIDE_WAKES, 0, "0", 3.0 / 2,
@@ -123,7 +123,7 @@ public final class Budgets {
                             + " bit's sources, once per park"),
             new Budget(Path.JOIN_OFFERED, "all-shared writes outside wakes", OUTSIDE_WAKES, Double.NaN, "none",
                     1.0 / 2, 1.0 / 2, "no target in issue 48; today 0 to 0.11 by run: WAITERS, when an owner"
-                            + " waits, and a thief's cache flushing at its search start. The pin catches a shared write"
+                            + " waits, and a thief's cache flushing before it parks. The pin catches a shared write"
                             + " per join (1), not the run-to-run part"),
             new Budget(Path.JOIN_DEEP, "all-shared writes outside wakes", OUTSIDE_WAKES, Double.NaN, "none",
                     1.0 / 2, 1.0 / 2, "no target in issue 48; today 0 to 0.02 by run (as the offered join)"),
