@@ -19,9 +19,11 @@ import org.openjdk.jcstress.infra.results.JJ_Result;
 /**
  * Admission: shutdown's close against submitters. The count it returns is what the shutdown waits for (every task
  * in it must run or be cancelled), so it must hold exactly the tasks whose submit went on. A task with a
- * descriptor is accepted on {@link PoolCounters}' SUBMITTED word; a carried task by its push into the carried
- * {@link BoundedRing}, whose tail is its counter ({@code BoundedRing}, "Closing to pushes"). The lifecycle closes
- * the word, then the ring ({@code counters.closeAdmission() + scheduler.closeCarried()}), as here. A pool's
+ * descriptor is accepted on one of {@link PoolCounters}' admission words: a worker's own, a registered submitter
+ * slot's, or, from any other thread, the outside stripe its thread id hashes to; a carried task by its push into
+ * the carried {@link BoundedRing}, whose tail is its counter ({@code BoundedRing}, "Closing to pushes"). The
+ * lifecycle closes the words, then the ring ({@code counters.closeAdmission() + scheduler.closeCarried()}), as
+ * here. A pool's
  * carried rings are striped ({@link CarriedRings}): the close closes each stripe in index order and sums their
  * counts, and a push goes on past a full or closed stripe to the next, where that stripe's close counts it
  * ({@code CarriedRings}, "Admission"); the last two tests race pushes in different stripes, and one that
@@ -50,9 +52,9 @@ public final class AdmissionTest {
 
     @JCStressTest
     @Description("Issue 48's per-worker admission: worker 1 accepts on its own ADMITTED word while the shutdown"
-            + " closes SUBMITTED, then each worker's word, then each submitter slot's (worker 0, submitter slot 1 and"
-            + " an outside thread accepted one each before). r1: the accept, r2: the count the shutdown waits for,"
-            + " r3: submittedWithDescriptor after both (what the stats report).")
+            + " closes SUBMITTED, then each outside stripe, each worker's word, then each submitter slot's (worker 0,"
+            + " submitter slot 1 and an outside thread accepted one each before). r1: the accept, r2: the count the"
+            + " shutdown waits for, r3: submittedWithDescriptor after both (what the stats report).")
     @Outcome(id = "1, 4, 4", expect = Expect.ACCEPTABLE, desc = "accepted before its word closed: counted")
     @Outcome(id = "0, 3, 3", expect = Expect.ACCEPTABLE, desc = "its word closed first: refused, not counted")
     @Outcome(expect = Expect.FORBIDDEN,
@@ -67,12 +69,97 @@ public final class AdmissionTest {
         {
             c.tryAcceptOnWorker(0, 1);
             c.tryAcceptOnSubmitter(1, 1);
-            c.tryAccept(1);
+            c.tryAcceptOutside(1);
         }
 
         @Actor
         public void worker1() {
             accepted = c.tryAcceptOnWorker(1, 1) ? 1 : 0;
+        }
+
+        @Actor
+        public void shutdown() {
+            counted = c.closeAdmission();
+        }
+
+        @Arbiter
+        public void arbiter(III_Result r) {
+            r.r1 = accepted;
+            r.r2 = (int) counted;
+            r.r3 = (int) c.submittedWithDescriptor();
+        }
+    }
+
+    /**
+     * The outside stripes (issue 48): a thread that is neither a worker nor a registered submitter accepts on the
+     * stripe its thread id hashes to, while the shutdown closes SUBMITTED, every stripe in index order, then the
+     * worker and submitter words. Three tasks were accepted before, one of them on the last stripe (the actor's own,
+     * or another: both are races worth having).
+     */
+    @JCStressTest
+    @Description("Issue 48's outside stripes: an unregistered outside thread accepts on its thread's stripe while"
+            + " the shutdown closes SUBMITTED, then each outside stripe, each worker's word and each submitter slot's"
+            + " (worker 0, submitter slot 1 and outside stripe OUTSIDE_STRIPES - 1 accepted one each before). r1: the"
+            + " accept, r2: the count the shutdown waits for, r3: submittedWithDescriptor after both.")
+    @Outcome(id = "1, 4, 4", expect = Expect.ACCEPTABLE, desc = "accepted before its stripe closed: counted")
+    @Outcome(id = "0, 3, 3", expect = Expect.ACCEPTABLE, desc = "its stripe closed first: refused, not counted")
+    @Outcome(id = {"1, 3, 3", "1, 3, 4"}, expect = Expect.FORBIDDEN,
+            desc = "accepted and not counted: shutdown could finish with the task still queued")
+    @Outcome(id = {"0, 4, 4", "1, 5, 5", "1, 5, 4"}, expect = Expect.FORBIDDEN,
+            desc = "counted but refused, or counted twice: shutdown would wait for a task that never comes")
+    @Outcome(expect = Expect.FORBIDDEN, desc = "anything else: the stats disagree with the close")
+    @State
+    public static class OutsideAcceptVsClose {
+        final PoolCounters c = new PoolCounters(PoolMemory.createGcManaged(), 2, 2);
+        int accepted;
+        long counted;
+
+        {
+            c.tryAcceptOnWorker(0, 1);
+            c.tryAcceptOnSubmitter(1, 1);
+            c.tryAcceptOnStripe(PoolCounters.OUTSIDE_STRIPES - 1, 1);
+        }
+
+        @Actor
+        public void outside() {
+            accepted = c.tryAcceptOutside(1) ? 1 : 0;
+        }
+
+        @Actor
+        public void shutdown() {
+            counted = c.closeAdmission();
+        }
+
+        @Arbiter
+        public void arbiter(III_Result r) {
+            r.r1 = accepted;
+            r.r2 = (int) counted;
+            r.r3 = (int) c.submittedWithDescriptor();
+        }
+    }
+
+    /**
+     * Two outside accepts on the first and the last stripe against the close, which walks the stripes in index
+     * order: the close may fall between them either way round (stripe 0 closed before the first, the last still
+     * open for the second), and each is counted exactly when it went in.
+     */
+    @JCStressTest
+    @Description("Two outside accepts, on stripe 0 and then on the last stripe, against closeAdmission (SUBMITTED,"
+            + " then the stripes in index order). r1: which were accepted (1: the first, 2: the second), r2: the count"
+            + " the close returned, r3: submittedWithDescriptor after both.")
+    @Outcome(id = {"0, 0, 0", "1, 1, 1", "2, 1, 1", "3, 2, 2"}, expect = Expect.ACCEPTABLE,
+            desc = "the close counted exactly the accepts that went in, on whichever stripe")
+    @Outcome(expect = Expect.FORBIDDEN, desc = "an accept lost or counted twice, or counted and refused")
+    @State
+    public static class TwoStripesVsClose {
+        final PoolCounters c = new PoolCounters(PoolMemory.createGcManaged(), 1);
+        int accepted;
+        long counted;
+
+        @Actor
+        public void outside() {
+            accepted = (c.tryAcceptOnStripe(0, 1) ? 1 : 0)
+                    | (c.tryAcceptOnStripe(PoolCounters.OUTSIDE_STRIPES - 1, 1) ? 2 : 0);
         }
 
         @Actor
@@ -259,9 +346,9 @@ public final class AdmissionTest {
     }
 
     @JCStressTest
-    @Description("One submit with a descriptor (SUBMITTED) and one carried (the ring) against the close, which"
-            + " closes the word, then the ring. r1: how many were accepted, r2: the count shutdown waits for:"
-            + " always equal.")
+    @Description("One submit with a descriptor (an outside stripe) and one carried (the ring) against the close,"
+            + " which closes the admission words, then the ring. r1: how many were accepted, r2: the count shutdown"
+            + " waits for: always equal.")
     @Outcome(id = {"0, 0", "1, 1", "2, 2"}, expect = Expect.ACCEPTABLE,
             desc = "the count is exactly the accepted submits, whichever way each was accepted")
     @Outcome(expect = Expect.FORBIDDEN, desc = "a task accepted and not counted, or counted and refused")
@@ -273,7 +360,7 @@ public final class AdmissionTest {
         int b;
         long counted;
 
-        @Actor public void described() { a = c.tryAccept(1) ? 1 : 0; }
+        @Actor public void described() { a = c.tryAcceptOutside(1) ? 1 : 0; }
         @Actor public void carried() { b = ring.tryPushCarried("task", null) ? 1 : 0; }
         @Actor public void shutdown() { counted = c.closeAdmission() + ring.closeToPushes(); }
 
@@ -304,13 +391,13 @@ public final class AdmissionTest {
 
     /**
      * {@link TwoWaysVsClose} with both submits on one thread, so that it runs on two CPUs: a descriptor accept,
-     * then a carried push, against the close of the word and then the ring. The close may fall between the two
-     * submits, before both or after both.
+     * then a carried push, against the close of the admission words and then the ring. The close may fall between
+     * the two submits, before both or after both.
      */
     @JCStressTest
-    @Description("One thread submits with a descriptor (SUBMITTED) and then a carried task (the ring) against the"
-            + " close, which closes the word, then the ring. Two actors. r1: how many were accepted, r2: the count"
-            + " shutdown waits for: always equal.")
+    @Description("One thread submits with a descriptor (its outside stripe) and then a carried task (the ring)"
+            + " against the close, which closes the admission words, then the ring. Two actors. r1: how many were"
+            + " accepted, r2: the count shutdown waits for: always equal.")
     @Outcome(id = {"0, 0", "1, 1", "2, 2"}, expect = Expect.ACCEPTABLE,
             desc = "the count is exactly the accepted submits, whichever way each was accepted")
     @Outcome(expect = Expect.FORBIDDEN, desc = "a task accepted and not counted, or counted and refused")
@@ -318,7 +405,7 @@ public final class AdmissionTest {
     public static class DescribedThenCarriedVsClose extends TwoWaysOnOneThread {
         @Actor
         public void submitter() {
-            accepted = (c.tryAccept(1) ? 1 : 0) + (ring.tryPushCarried("task", null) ? 1 : 0);
+            accepted = (c.tryAcceptOutside(1) ? 1 : 0) + (ring.tryPushCarried("task", null) ? 1 : 0);
         }
 
         @Actor
@@ -334,9 +421,9 @@ public final class AdmissionTest {
 
     /** The other order on the submitting thread: the carried push, then the descriptor accept. */
     @JCStressTest
-    @Description("One thread submits a carried task (the ring) and then one with a descriptor (SUBMITTED) against"
-            + " the close, which closes the word, then the ring. Two actors. r1: how many were accepted, r2: the"
-            + " count shutdown waits for: always equal.")
+    @Description("One thread submits a carried task (the ring) and then one with a descriptor (its outside stripe)"
+            + " against the close, which closes the admission words, then the ring. Two actors. r1: how many were"
+            + " accepted, r2: the count shutdown waits for: always equal.")
     @Outcome(id = {"0, 0", "1, 1", "2, 2"}, expect = Expect.ACCEPTABLE,
             desc = "the count is exactly the accepted submits, whichever way each was accepted")
     @Outcome(expect = Expect.FORBIDDEN, desc = "a task accepted and not counted, or counted and refused")
@@ -344,7 +431,7 @@ public final class AdmissionTest {
     public static class CarriedThenDescribedVsClose extends TwoWaysOnOneThread {
         @Actor
         public void submitter() {
-            accepted = (ring.tryPushCarried("task", null) ? 1 : 0) + (c.tryAccept(1) ? 1 : 0);
+            accepted = (ring.tryPushCarried("task", null) ? 1 : 0) + (c.tryAcceptOutside(1) ? 1 : 0);
         }
 
         @Actor

@@ -26,8 +26,9 @@ import java.util.function.Consumer;
  * <ol>
  *   <li><b>Close admission</b> ({@link #closeAdmission}; the first step of every shutdown). CANCEL_PENDING
  *       first sets {@code cancelRequested}. The RUNNING -&gt; SHUTTING_DOWN CAS picks one thread, which
- *       closes the accept counter ({@code counters.closeAdmission}: from then on every {@code tryAccept}
- *       fails), then the carried ring ({@code scheduler.closeCarried}, BoundedRing's "Closing to pushes": from
+ *       closes the admission words ({@code counters.closeAdmission}: SUBMITTED's bit, then every outside
+ *       stripe, worker word and submitter word; from then on every accept with a descriptor fails), then the
+ *       carried ring ({@code scheduler.closeCarried}, BoundedRing's "Closing to pushes": from
  *       then on every carried push fails), and publishes the number accepted on both, {@code acceptedAtClose}.
  *       Waiting submitters are signalled and give up.</li>
  *   <li><b>Wait for every accepted task to end</b>: completed + failed + cancelled &gt;= acceptedAtClose,

@@ -55,7 +55,8 @@ import java.util.function.IntConsumer;
  * <h2>One detached submit, one worker pop</h2>
  * <pre>
  *   ThreadPool.submit -> PoolCore.submit -> Submission.submit:
- *       Lifecycle.checkAccepting -> Slots.acquireFast -> PoolCounters.tryAccept -> Slots.publish
+ *       Lifecycle.checkAccepting -> Slots.acquireFast
+ *       -> PoolCounters.tryAcceptOutside | tryAcceptOnWorker | tryAcceptOnSubmitter -> Slots.publish
  *       -> Scheduler.tryEnqueue(self, entry, lane) -> Scheduler.signalWork(1, lane)
  *   WorkerThread.run -> PoolCore.workerMain -> WorkerLoop.run -> WorkerLoop.turn, until it says stop:
  *       Scheduler.next(self) -> WorkerLoop.runEntry: DescriptorTable.tryStart -> task.run

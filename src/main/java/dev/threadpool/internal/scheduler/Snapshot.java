@@ -159,9 +159,9 @@ final class Snapshot {
 
     /**
      * Reads counters in the order that keeps the snapshot's invariants: per-worker outcome counters first,
-     * then started, then releases, then the global words, SUBMITTED last. Each counter is bumped after the
-     * ones read after it, so finished <= started <= submitted and taskDescLive >= 0 hold. Gauges come after
-     * the counters: they take part in no invariant, so their place in the order is free.
+     * then started, then releases, then the global words, the admission words last. Each counter is bumped
+     * after the ones read after it, so finished <= started <= submitted and taskDescLive >= 0 hold. Gauges come
+     * after the counters: they take part in no invariant, so their place in the order is free.
      */
     Reading read() {
         int n = slots;
@@ -188,8 +188,8 @@ final class Snapshot {
         r.overflowSpawned = counters.overflowSpawned();
         r.idleMask = parking.idleMask();
         r.submittedWithDescriptor = counters.submittedWithDescriptor(); // after the releases: descLive >= 0
-        // SUBMITTED read again (>= the value above), and the carried ring's tail (BoundedRing, "Closing to pushes"):
-        // after every worker's STARTED, so a carried task counted as started is counted as submitted
+        // the admission words read again (>= the value above), and the carried ring's tail (BoundedRing, "Closing
+        // to pushes"): after every worker's STARTED, so a carried task counted as started is counted as submitted
         r.submitted = counters.submittedWithDescriptor() + scheduler.carriedAccepted();
         long now = System.nanoTime();
         for (Lane lane : Lane.values()) {
@@ -239,7 +239,8 @@ final class Snapshot {
         long finished = sumCompleted + sumFailed;
         long queued = r.submitted - sumStarted - r.cancelled;
         long active = sumStarted - finished;
-        // carried tasks (the carried ring's) hold no descriptor: only SUBMITTED's tasks took one or ran inline
+        // carried tasks (the carried ring's) hold no descriptor: only the admission words' tasks took one or ran
+        // inline
         long descLive = r.submittedWithDescriptor - sumInline - sumReleased - r.releasedOther;
         long overflowLive = r.overflowSpawned - r.overflowRetired;
 

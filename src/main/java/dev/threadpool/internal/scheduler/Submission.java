@@ -23,7 +23,8 @@ import java.util.function.BooleanSupplier;
  *        none free:           per WaitMode: NO_WAIT false | UNTIL_DEADLINE wait (SpaceWaiters)
  *                             | UNBOUNDED wait, or on a worker run it inline (caller-runs, bounded nesting)
  *   3. accept                 accept: a worker's CAS on its own ADMITTED word, a registered submitter's on
- *                             its slot's, anyone else's on SUBMITTED (PoolCounters; fails once admission closed)
+ *                             its slot's, anyone else's on its thread's outside stripe (PoolCounters; fails
+ *                             once admission closed)
  *   4. publish                Slots.publish: refs, prepare, (gen, QUEUED) release store -> the entry
  *   5. push                   scheduler.tryEnqueue(self, entry, lane): a Submitter's own queue first
  *        no room:             waitForRingRoom (a worker helps or runs its own entry; others spin, park)
@@ -107,14 +108,15 @@ final class Submission {
 
     /**
      * Accepts {@code n} tasks unless admission closed: on the worker's own ADMITTED word when the caller is one of
-     * this pool's workers, on its slot's word for a registered submitter (no line every submitting thread
-     * writes), else on SUBMITTED (PoolCounters, "Who writes what").
+     * this pool's workers, on its slot's word for a registered submitter, else on the outside stripe the calling
+     * thread's id hashes to: no line every submitting thread writes (PoolCounters, "Who writes what").
      */
     private boolean accept(WorkerThread self, int submitter, long n) {
         if (self != null) {
             return counters.tryAcceptOnWorker(self.index, n);
         }
-        return submitter != Slots.NO_SUBMITTER ? counters.tryAcceptOnSubmitter(submitter, n) : counters.tryAccept(n);
+        return submitter != Slots.NO_SUBMITTER ? counters.tryAcceptOnSubmitter(submitter, n)
+                : counters.tryAcceptOutside(n);
     }
 
     /** Counts one refused submission and returns the exception that reports it. */

@@ -10,13 +10,19 @@ import java.lang.foreign.MemorySegment;
  *
  * <h2>Who writes what</h2>
  * <ul>
- *   <li>{@code SUBMITTED} (with the admission bit, see {@code Lifecycle}) is written by submitting threads that
- *       are not workers of the pool with a CAS: the acceptance point of every task of theirs that takes a
- *       descriptor. A worker accepts on its own word instead, {@code ADMITTED} in its block (a CAS on a line
- *       only it and the shutdown write): no shared line per task for a worker's own submits, waitables and
- *       inline runs (issue 48). {@code taskDescLive} counts from the sum of the two kinds. A task carried by its ring cell with no descriptor (a detached submit from outside the
- *       pool) is accepted by its push instead: the carried ring's tail is its counter and its admission word
- *       ({@code BoundedRing}, "Closing to pushes"), closed by shutdown right after SUBMITTED.</li>
+ *   <li>Admission (see {@code Lifecycle}): every task that takes a descriptor, and every inline run, is accepted
+ *       by a CAS on one of several admission words, each {@code count (low 63 bits) | CLOSED_BIT}, and none of
+ *       them is written by every submitting thread (issue 48): a worker accepts on its own {@code ADMITTED} word
+ *       in its block ({@link #tryAcceptOnWorker}; a line only it and the shutdown write), a registered submitter
+ *       on its slot's word ({@link #tryAcceptOnSubmitter}), and any other thread on the outside stripe its
+ *       thread id hashes to ({@link #tryAcceptOutside}; a line shared only by the outside threads hashed there,
+ *       see "Outside stripes"). {@code SUBMITTED} counts nothing any more: it is the admission bit alone, the one
+ *       word a waiting submitter reads to learn that shutdown began ({@link #admissionClosed}), written only by
+ *       the close. {@link #closeAdmission} closes SUBMITTED, then every stripe, worker word and submitter word,
+ *       and sums their counts; {@code taskDescLive} counts from the same sum ({@link #submittedWithDescriptor}).
+ *       A task carried by its ring cell with no descriptor (a detached submit from outside the pool) is
+ *       accepted by its push instead: the carried ring's tail is its counter and its admission word
+ *       ({@code BoundedRing}, "Closing to pushes"), closed by shutdown right after these words.</li>
  *   <li>The cold counters ({@code CANCELLED}, {@code REJECTED}, {@code RELEASED_OTHER}) are written with
  *       atomic adds by whoever cancels, rejects or releases a waitable slot: rare events.</li>
  *   <li>Each worker owns one block and is its only writer: plain read of its own value and a release
@@ -26,15 +32,33 @@ import java.lang.foreign.MemorySegment;
  * Readers load with acquire. A snapshot reads the worker blocks <em>before</em> the global words, so the
  * monotonic relations {@code finished <= started <= submitted} hold in every snapshot even while the pool
  * runs (each counter is incremented only after the event it counts and after the counters it follows).
+ *
+ * <h2>Outside stripes</h2>
+ * Before issue 48's stripes, every task with a descriptor from an unregistered outside thread (waitables,
+ * {@code TimestampMode.FULL}, the blocking lane, submits where the scheduler carries nothing) did its CAS on
+ * SUBMITTED, one line every such thread wrote: an all-shared write per task ({@code SharedWriteBudgetTest}).
+ * Now such a thread accepts on stripe {@code threadId & (OUTSIDE_STRIPES - 1)}, one {@link CacheLine#PAD} line
+ * each: threads with consecutive ids (threads made one after another, as a feeding pool's are) never share a
+ * stripe until there are more of them than stripes. {@link #OUTSIDE_STRIPES} is the processors rounded up to a
+ * power of two, in [4, 64], fixed for the JVM: only running threads contend on a line, and at most one runs per
+ * processor, so a stripe per processor is enough for threads that rarely meet on one, whatever the worker count
+ * (a pool's workers never use the stripes); at least 4 so that a small machine still spreads its few outside
+ * threads (and the tests exercise several stripes); at most 64, 8 KiB, so the close and every snapshot walk a
+ * bounded list. Fixed per JVM rather than per pool, so the layout's offsets are constants (the counting tool
+ * classes each line by its offset alone). Exactness is as for the worker words: each accept is a CAS on its
+ * stripe, totally ordered with the close's getAndOr of CLOSED_BIT on that stripe, so it is counted in the value
+ * that close read or it sees the bit and is refused (jcstress {@code AdmissionTest.OutsideAcceptVsClose}).
+ * The stripe is chosen by the thread, not the task: a thread's tasks all go to one stripe.
  */
 public final class PoolCounters {
 
     /**
-     * Off-heap layout: the admission word, the cold shared counters, then one block per worker, each on its own
-     * PAD line (no two writers share a line, but for the shutdown's one getAndOr on each ADMITTED).
+     * Off-heap layout: the admission word, the cold shared counters, the outside stripes, then one block per
+     * worker and one word per registered submitter slot, each on its own PAD line (no two writers share a line,
+     * but for the shutdown's one getAndOr on each admission word, and the outside threads hashed to one stripe).
      * <pre>
-     *   SUBMITTED         long @0          tasks accepted from outside the workers with a descriptor (low 63
-     *                                      bits) | CLOSED_BIT (admission closed; set first)
+     *   SUBMITTED         long @0          the admission bit: CLOSED_BIT (admission closed; set first by the
+     *                                      close), low 63 bits 0 (no task is accepted on it since issue 48)
      *   pad to PAD                         (carried tasks: the carried ring's tail, BoundedRing)
      *   cold block @PAD (rare atomic adds by any thread):
      *     CANCELLED         long @PAD + 0
@@ -45,7 +69,13 @@ public final class PoolCounters {
      *     OVERFLOW_SPAWNED  long @PAD + 32   LANE_EXTENSION watchdog: overflow workers started
      *     OVERFLOW_RETIRED  long @PAD + 40   LANE_EXTENSION watchdog: overflow workers that exited
      *     pad to PAD
-     *   worker block w at WORKER_BLOCKS_OFFSET + WORKER_BLOCK_LENGTH * w (= 2 * PAD + PAD * w), owner-written:
+     *   outside stripe i at OUTSIDE_STRIPES_OFFSET + PAD * i (= 2 * PAD + PAD * i), i < OUTSIDE_STRIPES:
+     *     ADMITTED          long @0          tasks accepted with a descriptor by the unregistered outside threads
+     *                                        whose id hashes to stripe i (low 63 bits) | CLOSED_BIT: their CAS,
+     *                                        the shutdown's getAndOr
+     *     pad to PAD
+     *   worker block w at WORKER_BLOCKS_OFFSET + WORKER_BLOCK_LENGTH * w
+     *   (= (2 + OUTSIDE_STRIPES) * PAD + PAD * w), owner-written:
      *     STARTED           long @0
      *     COMPLETED         long @8
      *     FAILED            long @16
@@ -74,7 +104,19 @@ public final class PoolCounters {
         public static final long OVERFLOW_SPAWNED_OFFSET = COLD_BLOCK_OFFSET + 32;
         public static final long OVERFLOW_RETIRED_OFFSET = COLD_BLOCK_OFFSET + 40;
 
-        public static final long WORKER_BLOCKS_OFFSET = 2L * CacheLine.PAD;
+        /**
+         * Outside stripes: the processors rounded up to a power of two, in [4, 64], fixed for the JVM (class
+         * comment, "Outside stripes", says why). Here, so that the offsets below depend on nothing outside Layout.
+         */
+        public static final int OUTSIDE_STRIPES = Math.clamp(
+                Integer.highestOneBit(Math.max(1, Runtime.getRuntime().availableProcessors() * 2 - 1)), 4, 64);
+        /** Where the outside stripes start: after the cold block, {@link #OUTSIDE_STRIPES} lines. */
+        public static final long OUTSIDE_STRIPES_OFFSET = 2L * CacheLine.PAD;
+        /** Bytes of one outside stripe: one admission word on a PAD line of its own. */
+        public static final long OUTSIDE_STRIPE_LENGTH = CacheLine.PAD;
+
+        public static final long WORKER_BLOCKS_OFFSET = OUTSIDE_STRIPES_OFFSET
+                + OUTSIDE_STRIPE_LENGTH * OUTSIDE_STRIPES;
         public static final long STARTED_OFFSET = 0;
         public static final long COMPLETED_OFFSET = 8;
         public static final long FAILED_OFFSET = 16;
@@ -105,6 +147,10 @@ public final class PoolCounters {
             return WORKER_BLOCKS_OFFSET + WORKER_BLOCK_LENGTH * workers;
         }
 
+        static long outsideStripeOffset(int i) {
+            return OUTSIDE_STRIPES_OFFSET + OUTSIDE_STRIPE_LENGTH * i;
+        }
+
         static long workerFieldOffset(int w, long field) {
             return WORKER_BLOCKS_OFFSET + WORKER_BLOCK_LENGTH * w + field;
         }
@@ -124,8 +170,12 @@ public final class PoolCounters {
     /** A worker's admission word (not a plain counter: {@link #tryAcceptOnWorker}, {@link #closeAdmission}). */
     public static final long ADMITTED = Layout.ADMITTED_OFFSET;
 
-    /** The admission bit of the SUBMITTED word: set once shutdown begins; the low 63 bits count tasks. */
+    /** The admission bit of every admission word: set once shutdown begins; the low 63 bits count tasks. */
     public static final long CLOSED_BIT = Long.MIN_VALUE;
+
+    /** Outside stripes ({@link Layout#OUTSIDE_STRIPES}): a power of two in [4, 64], fixed for the JVM. */
+    public static final int OUTSIDE_STRIPES = Layout.OUTSIDE_STRIPES;
+    private static final int OUTSIDE_STRIPE_MASK = OUTSIDE_STRIPES - 1;
 
     private final MemorySegment seg;
     /**
@@ -162,29 +212,52 @@ public final class PoolCounters {
 
     // ---- admission + submitted -------------------------------------------------------------------------
 
+    /** The outside stripe of the calling thread: the low bits of its thread id ("Outside stripes"). */
+    public static int outsideStripeOfCurrentThread() {
+        return (int) Thread.currentThread().threadId() & OUTSIDE_STRIPE_MASK;
+    }
+
     /**
-     * Accepts {@code n} tasks unless shutdown has begun. A CAS loop rather than an add-then-undo, so the
-     * count is never inflated by a rejected submitter, even for an instant.
+     * Accepts {@code n} tasks from a thread that is neither a worker of the pool nor a registered submitter, unless
+     * shutdown has begun: on the calling thread's outside stripe ({@link #tryAcceptOnStripe}).
      */
-    public boolean tryAccept(long n) {
-        final MemorySegment s = seg;
+    public boolean tryAcceptOutside(long n) {
+        return tryAcceptOnStripe(outsideStripeOfCurrentThread(), n);
+    }
+
+    /**
+     * Accepts {@code n} tasks on outside stripe {@code i} unless its admission bit is set. A CAS loop rather than an
+     * add-then-undo, so the count is never inflated by a refused submitter, even for an instant. Any thread may
+     * call it; {@link #tryAcceptOutside} picks the calling thread's stripe (tests pick one).
+     *
+     * @throws IllegalArgumentException if {@code i} is not in [0, OUTSIDE_STRIPES)
+     */
+    public boolean tryAcceptOnStripe(int i, long n) {
+        if (i < 0 || i >= OUTSIDE_STRIPES) {
+            throw new IllegalArgumentException("i must be in [0, " + OUTSIDE_STRIPES + "): i=" + i);
+        }
+        final long off = Layout.outsideStripeOffset(i);
         for (;;) {
-            long v = Mem.getLongVolatile(s, Layout.SUBMITTED_OFFSET);
+            // plain, on the checked segment (not by raw address): an outside thread is not a worker, and may race
+            // the pool's close, which frees the arena; the FFM check then throws instead of touching freed memory.
+            // Plain is enough: the value only seeds the CAS below, which fails on any newer one, bit included
+            long v = Mem.getLongPlain(seg, off);
             if ((v & CLOSED_BIT) != 0) {
                 return false;
             }
-            // CAS (volatile): the acceptance point, totally ordered with shutdown's getAndOr of CLOSED_BIT on
-            // the same word: every task is either counted in the value shutdown saw, or sees the bit and is
-            // rejected.
-            if (Mem.casLong(s, Layout.SUBMITTED_OFFSET, v, v + n)) {
+            // CAS (volatile): the acceptance point, totally ordered with closeAdmission's getAndOr of CLOSED_BIT on
+            // this stripe: the task is counted in the value the shutdown read there, or it sees the bit and is
+            // refused
+            if (Mem.casLong(seg, off, v, v + n)) {
                 return true;
             }
         }
     }
 
     /**
-     * {@link #tryAccept} for worker {@code w}, on the worker's own ADMITTED word: only the owner and the shutdown
-     * write that line, so a worker's accepts write nothing every worker writes. Only on worker {@code w}'s thread.
+     * Accepts {@code n} tasks for worker {@code w} unless admission closed, on the worker's own ADMITTED word: only
+     * the owner and the shutdown write that line, so a worker's accepts write nothing every worker writes. Only on
+     * worker {@code w}'s thread.
      */
     public boolean tryAcceptOnWorker(int w, long n) {
         final long off = Layout.workerFieldOffset(w, ADMITTED);
@@ -204,9 +277,9 @@ public final class PoolCounters {
     }
 
     /**
-     * {@link #tryAccept} for registered submitter slot {@code s}, on the slot's own ADMITTED word: the feed
-     * threads of a pool write no line in common to accept (their slot's word, one line each). Any thread may
-     * call it (a CAS); its slot's thread is the only one that does in a correct program.
+     * Accepts {@code n} tasks for registered submitter slot {@code s} unless admission closed, on the slot's own
+     * ADMITTED word: the feed threads of a pool write no line in common to accept (their slot's word, one line
+     * each). Any thread may call it (a CAS); its slot's thread is the only one that does in a correct program.
      */
     public boolean tryAcceptOnSubmitter(int s, long n) {
         if (s < 0 || s >= submitters) {
@@ -220,7 +293,7 @@ public final class PoolCounters {
             if ((v & CLOSED_BIT) != 0) {
                 return false;
             }
-            // CAS (volatile): as in tryAcceptOnWorker, ordered with closeAdmission's getAndOr on this word
+            // CAS (volatile): as in tryAcceptOnStripe, ordered with closeAdmission's getAndOr on this word
             if (Mem.casLong(seg, off, v, v + n)) {
                 return true;
             }
@@ -228,18 +301,24 @@ public final class PoolCounters {
     }
 
     /**
-     * Sets the admission bit on SUBMITTED, then on every worker's ADMITTED word and every submitter slot's, in
-     * index order; returns the
-     * tasks accepted on them before (stable from now on). Each accept is a CAS on one of these words, totally
-     * ordered with the getAndOr on that word: before it, and counted in the value read there, or after it, and
-     * refused (jcstress {@code AdmissionTest.WorkerAcceptVsClose}). An accept on a worker word that is still open
-     * after SUBMITTED closed is counted by that word's close, as a carried push into a stripe that is still open
-     * ({@code CarriedRings}, "Admission"). Carried tasks are closed and counted by their rings, which the
-     * lifecycle closes right after.
+     * Sets the admission bit on SUBMITTED, then on every outside stripe, every worker's ADMITTED word and every
+     * submitter slot's, in index order; returns the tasks accepted on them before (stable from now on). Each accept
+     * is a CAS on one of these words, totally ordered with the getAndOr on that word: before it, and counted in the
+     * value read there, or after it, and refused (jcstress {@code AdmissionTest.WorkerAcceptVsClose},
+     * {@code OutsideAcceptVsClose}). An accept on a word that is still open after SUBMITTED closed is counted by
+     * that word's close, as a carried push into a stripe that is still open ({@code CarriedRings}, "Admission").
+     * SUBMITTED goes first, so {@link #admissionClosed} is true before any word refuses. Carried tasks are closed
+     * and counted by their rings, which the lifecycle closes right after.
      */
     public long closeAdmission() {
-        // getAndOr (volatile): pairs with tryAccept's CAS; see there
-        long total = Mem.getAndOrLong(seg, Layout.SUBMITTED_OFFSET, CLOSED_BIT) & ~CLOSED_BIT;
+        // getAndOr (volatile): sets the bit admissionClosed reads; nothing is accepted on SUBMITTED, so its count
+        // is 0 and is not added
+        Mem.getAndOrLong(seg, Layout.SUBMITTED_OFFSET, CLOSED_BIT);
+        long total = 0;
+        for (int i = 0; i < OUTSIDE_STRIPES; i++) {
+            // getAndOr (volatile): pairs with tryAcceptOnStripe's CAS on the same stripe
+            total += Mem.getAndOrLong(seg, Layout.outsideStripeOffset(i), CLOSED_BIT) & ~CLOSED_BIT;
+        }
         for (int w = 0; w < workers; w++) {
             // getAndOr (volatile): pairs with tryAcceptOnWorker's CAS on the same word
             total += Mem.getAndOrLong(seg, Layout.workerFieldOffset(w, ADMITTED), CLOSED_BIT) & ~CLOSED_BIT;
@@ -251,20 +330,27 @@ public final class PoolCounters {
         return total;
     }
 
+    /**
+     * Whether shutdown has begun closing admission: SUBMITTED's bit, the first the close sets. A volatile load,
+     * read by submitters waiting for room (never written by them: the waiters poll a line only the close writes).
+     */
     public boolean admissionClosed() {
         return (Mem.getLongVolatile(seg, Layout.SUBMITTED_OFFSET) & CLOSED_BIT) != 0;
     }
 
     /**
-     * Tasks accepted with a descriptor or run inline (SUBMITTED and every ADMITTED): what {@code taskDescLive}
-     * counts from. Acquire loads; a snapshot calls this after reading the workers' STARTED and releases, so each
-     * task counted there was accepted before (Snapshot.read).
+     * Tasks accepted with a descriptor or run inline (every outside stripe and every ADMITTED word): what
+     * {@code taskDescLive} counts from. Acquire loads; a snapshot calls this after reading the workers' STARTED
+     * and releases, so each task counted there was accepted before (Snapshot.read).
      */
     public long submittedWithDescriptor() {
-        long s = Mem.getLongAcquire(seg, Layout.SUBMITTED_OFFSET) & ~CLOSED_BIT;
+        long s = 0;
+        for (int i = 0; i < OUTSIDE_STRIPES; i++) {
+            // acquire: pairs with the accepting CAS, as get() does with its release store
+            s += Mem.getLongAcquire(seg, Layout.outsideStripeOffset(i)) & ~CLOSED_BIT;
+        }
         for (int w = 0; w < workers; w++) {
-            // acquire: pairs with the owner's CAS, as get() does with its release store
-            s += Mem.getLongAcquire(seg, Layout.workerFieldOffset(w, ADMITTED)) & ~CLOSED_BIT;
+            s += Mem.getLongAcquire(seg, Layout.workerFieldOffset(w, ADMITTED)) & ~CLOSED_BIT; // acquire: as above
         }
         for (int sub = 0; sub < submitters; sub++) {
             s += Mem.getLongAcquire(seg, submitterWord(sub)) & ~CLOSED_BIT; // acquire: as above

@@ -77,12 +77,13 @@ public final class Budgets {
                     "waking parked workers (idle mask, SUBMITS): on 2 CPUs with 64 workers one is always parked,"
                             + " so the wake is rarely coalesced away; 1.2 to 2 measured: a loose pin"),
             new Budget(Path.OUTSIDE_DESCRIPTOR, "SUBMITTED RMW", s -> s.perTask(s.submittedRmws()), 1.0 / 32, "1/32",
-                    1 + 1.0 / 32, 1 + 1.0 / 32, "today: PoolCounters.tryAccept, one CAS per task (and its rare retry),"
-                            + " from a thread that is neither a worker nor a registered submitter (those accept on"
-                            + " words of their own)"),
+                    1.0 / 32, 1.0 / 32, "the budget itself: a thread that is neither a worker nor a registered"
+                            + " submitter accepts on the outside stripe its thread id hashes to"
+                            + " (PoolCounters.tryAcceptOutside, a few-writer line), not on SUBMITTED; 1 a task before"),
             new Budget(Path.OUTSIDE_DESCRIPTOR, "all-shared writes outside wakes", OUTSIDE_WAKES, Double.NaN,
-                    "none beyond the two rows below", 3 + 1.0 / 8, 3 + 1.0 / 8, "today: SUBMITTED CAS, freelist pop,"
-                            + " the inject ring's tail CAS, 1 each"),
+                    "none beyond the two rows around it", 2 + 1.0 / 8, 2 + 1.0 / 8, "today: the freelist pop and the"
+                            + " inject ring's tail CAS, 1 each (3 with the SUBMITTED CAS before the outside stripes):"
+                            + " one more all-shared write a task crosses it"),
             new Budget(Path.OUTSIDE_DESCRIPTOR, "freelist RMW", s -> s.perTask(s.freelistRmws()), 1.0 / 16, "1/16",
                     2 + 1.0 / 8, 2 + 1.0 / 8, "today 1.15 to 1.6: the unregistered submitter's pop (it has no"
                             + " cache), and the runners' caches spilling (one CAS per 8 releases) and flushing before"

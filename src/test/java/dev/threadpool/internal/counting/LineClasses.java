@@ -18,7 +18,7 @@ import java.util.regex.Pattern;
  *       cells, a descriptor cache). Checked empirically: {@code SharedWriteBudgetTest} fails when a flood shows a
  *       second writer.</li>
  *   <li>{@link LineClass#FEW}: a bounded party per line: a worker and the thieves of its queue, a descriptor's
- *       submitter and its runner, a carried stripe's submitters.</li>
+ *       submitter and its runner, a carried stripe's submitters, an outside admission stripe's threads.</li>
  *   <li>{@link LineClass#ALL}: any worker of the pool may write it on a hot path: pool-wide counters, the idle
  *       mask, SEARCHING, the freelist head, the inject ring. A write here per task is what stops a pool scaling.</li>
  * </ul>
@@ -49,11 +49,15 @@ public final class LineClasses {
     /** The table. First matching row wins. */
     public static final List<Row> TABLE = List.of(
             new Row(Pattern.compile("counters"), off -> off < PoolCounters.Layout.COLD_BLOCK_OFFSET
-                    ? v(LineClass.ALL, "SUBMITTED", "PoolCounters: the admission CAS of every task with a descriptor"
-                            + " from a thread that is neither a worker nor a registered submitter")
-                    : off < PoolCounters.Layout.WORKER_BLOCKS_OFFSET
+                    ? v(LineClass.ALL, "SUBMITTED", "PoolCounters: the admission bit, set by the shutdown's getAndOr;"
+                            + " no task is accepted on it (the SUBMITTED RMW column would show one that is)")
+                    : off < PoolCounters.Layout.OUTSIDE_STRIPES_OFFSET
                     ? v(LineClass.ALL, "cold counters", "PoolCounters: rare atomic adds by any thread (rejected,"
                             + " cancelled, released by others)")
+                    : off < PoolCounters.Layout.WORKER_BLOCKS_OFFSET
+                    ? v(LineClass.FEW, "outside stripe", "PoolCounters: the admission CAS of the outside threads"
+                            + " (neither workers nor registered submitters) whose thread id hashes to this stripe;"
+                            + " the shutdown's one getAndOr")
                     : v(LineClass.OWNER, "worker block, submitter word", "PoolCounters: each worker owns its block"
                             + " (plain + release; its ADMITTED word by CAS), each registered submitter slot its"
                             + " ADMITTED word (CAS); the shutdown's one getAndOr on each is not a hot path")),

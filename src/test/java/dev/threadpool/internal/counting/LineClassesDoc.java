@@ -2,10 +2,14 @@ package dev.threadpool.internal.counting;
 
 import dev.threadpool.internal.counting.LineClasses.Row;
 import dev.threadpool.internal.counting.LineClasses.Verdict;
+import dev.threadpool.internal.stats.PoolCounters;
 import java.util.LinkedHashSet;
 import java.util.Set;
 
-/** The classification table as markdown rows, sampled at the offsets where the rows change. */
+/**
+ * The classification table as markdown rows, sampled at every line up to past the furthest offset where a row
+ * changes: the counters' worker blocks, after the cold block and up to 64 outside stripes.
+ */
 final class LineClassesDoc {
     private LineClassesDoc() {}
 
@@ -13,7 +17,7 @@ final class LineClassesDoc {
         StringBuilder sb = new StringBuilder();
         for (Row r : LineClasses.TABLE) {
             Set<String> parts = new LinkedHashSet<>();
-            for (long off : new long[] {0, Recorder.LINE, 2L * Recorder.LINE, 3L * Recorder.LINE}) {
+            for (long off = 0; off <= PoolCounters.Layout.WORKER_BLOCKS_OFFSET + Recorder.LINE; off += Recorder.LINE) {
                 Verdict v = r.byOffset().apply(off);
                 parts.add(v.what() + ": " + v.lineClass() + " (" + v.reason() + ")");
             }

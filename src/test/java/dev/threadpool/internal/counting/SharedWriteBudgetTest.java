@@ -150,10 +150,10 @@ class SharedWriteBudgetTest {
     }
 
     /**
-     * Admission: an unregistered outside thread's task with a descriptor costs one CAS on SUBMITTED (exact but
-     * for a failed CAS retried now and then, so within 1/32) and its descriptor pop from the freelist (it has no
-     * cache); a worker's own submit costs none on SUBMITTED (it accepts on its own ADMITTED word) and a fraction
-     * on the freelist (its cache's refills and spills).
+     * Admission: an unregistered outside thread's task with a descriptor costs no write on SUBMITTED (it accepts on
+     * its outside stripe: one CAS there, exact but for a failed CAS retried now and then, so within 1/32) and its
+     * descriptor pop from the freelist (it has no cache); a worker's own submit costs none on SUBMITTED (it accepts
+     * on its own ADMITTED word) and a fraction on the freelist (its cache's refills and spills).
      */
     @Test
     void theAdmissionAndFreelistCountsPerTask() {
@@ -161,8 +161,11 @@ class SharedWriteBudgetTest {
             double submitted = s.perTask(s.submittedRmws());
             double freelist = s.perTask(s.freelistRmws());
             if (s.path() == Path.OUTSIDE_DESCRIPTOR) {
-                assertTrue(submitted >= 1 && submitted <= 1 + 1.0 / 32, s.path() + " " + s.variant() + " SUBMITTED "
-                        + submitted);
+                assertEquals(0, s.submittedRmws(), s.path() + " " + s.variant() + ": an outside thread accepts on its"
+                        + " stripe, SUBMITTED " + submitted);
+                double stripe = s.perTask(s.outsideStripeRmws());
+                assertTrue(stripe >= 1 && stripe <= 1 + 1.0 / 32, s.path() + " " + s.variant()
+                        + " outside stripe RMW " + stripe + ": one accept CAS a task");
                 // the pop is every task's; the runners' spills come on top, the window's edges cut one off now and then
                 assertTrue(freelist >= 1 - 1.0 / 32 && freelist <= 2 + 1.0 / 8, s.path() + " " + s.variant()
                         + " freelist " + freelist);
@@ -183,31 +186,54 @@ class SharedWriteBudgetTest {
     }
 
     /**
-     * The check can fail: a bad count is reported, and an unregistered outside thread's admission count (one CAS
-     * on SUBMITTED per task) fails issue 48's target.
+     * The check can fail: a bad count is reported; an unregistered outside thread's admission as it was before the
+     * outside stripes (one CAS on SUBMITTED per task) fails issue 48's target and its ceiling, and so does one
+     * more all-shared write per task on that path; today's counts meet the target.
      */
     @Test
     void theBudgetCheckCatchesASharedWrite() {
         Budgets.Budget workerSubmit = Budgets.ALL.get(0);
         assertEquals(Path.WORKER_SUBMIT, workerSubmit.path());
         Summary bad = new Summary(Path.WORKER_SUBMIT, "WORK_STEALING RING", 8, 8, 32, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                Map.of(), 0, "");
+                0, Map.of(), 0, "");
         String v = workerSubmit.violation(bad);
         assertNotNull(v, "5 all-shared writes per task must exceed the ceiling");
         assertTrue(v.contains("= 5 per task"), v);
         Summary good = new Summary(Path.WORKER_SUBMIT, "WORK_STEALING RING", 8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                Map.of(), 0, "");
+                0, Map.of(), 0, "");
         assertNull(workerSubmit.violation(good));
-        Budgets.Budget admission = Budgets.ALL.stream()
-                .filter(b -> b.path() == Path.OUTSIDE_DESCRIPTOR && b.metric().equals("SUBMITTED RMW")).findFirst()
-                .orElseThrow();
+        Budgets.Budget admission = outsideDescriptorBudget("SUBMITTED RMW");
+        Budgets.Budget outsideWakes = outsideDescriptorBudget("all-shared writes outside wakes");
         int seen = 0;
         for (Summary s : summaries) {
             if (s.path() == Path.OUTSIDE_DESCRIPTOR) {
-                assertTrue(!admission.meetsTarget(s), "the counting sees the admission CAS on " + s.variant());
+                assertTrue(admission.meetsTarget(s), "no admission CAS on SUBMITTED on " + s.variant());
+                assertNull(admission.violation(s));
+                assertNull(outsideWakes.violation(s));
+                // one CAS on SUBMITTED per task, as before the outside stripes: over the target and the ceiling
+                Summary onSubmitted = withSharedRmws(s, s.tasks(), s.tasks());
+                assertTrue(!admission.meetsTarget(onSubmitted), s.variant());
+                assertNotNull(admission.violation(onSubmitted), s.variant());
+                assertNotNull(outsideWakes.violation(onSubmitted), s.variant() + ": the SUBMITTED CAS is all-shared");
+                // one more all-shared write per task, anywhere: over the ceiling
+                assertNotNull(outsideWakes.violation(withSharedRmws(s, s.tasks(), 0)), s.variant()
+                        + ": one more all-shared write a task must exceed the ceiling");
                 seen++;
             }
         }
         assertEquals(4, seen, "every variant's outside descriptor submit was counted");
+    }
+
+    private static Budgets.Budget outsideDescriptorBudget(String metric) {
+        return Budgets.ALL.stream().filter(b -> b.path() == Path.OUTSIDE_DESCRIPTOR && b.metric().equals(metric))
+                .findFirst().orElseThrow();
+    }
+
+    /** {@code s} with {@code more} all-shared RMWs, {@code onSubmitted} of them on SUBMITTED. */
+    private static Summary withSharedRmws(Summary s, long more, long onSubmitted) {
+        return new Summary(s.path(), s.variant(), s.tasks(), s.allStores(), s.allRmws() + more, s.fewWrites(),
+                s.ownerWrites(), s.fullFences(), s.lightFences(), s.heapAtomics(), s.submittedRmws() + onSubmitted,
+                s.outsideStripeRmws(), s.freelistRmws(), s.wakeWrites(), s.linesRead(), s.allLinesRead(),
+                s.allSharedWrites(), s.unmappedWrites(), s.note());
     }
 }

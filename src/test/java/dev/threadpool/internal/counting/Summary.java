@@ -2,6 +2,7 @@ package dev.threadpool.internal.counting;
 
 import dev.threadpool.internal.counting.LineClasses.LineClass;
 import dev.threadpool.internal.counting.LineClasses.Verdict;
+import dev.threadpool.internal.stats.PoolCounters;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -11,19 +12,20 @@ import java.util.TreeMap;
 /**
  * One path on one variant, reduced to the table's columns: per task, what the path's threads wrote, by class of
  * line; plus, over every thread of the window, the RMWs on the two words issue 48 budgets by name (SUBMITTED and
- * the freelist head); and which all-shared lines were written, by (purpose, what, offset).
+ * the freelist head) and on the outside admission stripes that took SUBMITTED's accepts (PoolCounters); and which
+ * all-shared lines were written, by (purpose, what, offset).
  *
  * <p>Totals are kept as counts with their denominator ({@link #tasks}), so a fraction is exact (1/8 is 0.125).
  */
 public record Summary(Path path, String variant, long tasks, long allStores, long allRmws, long fewWrites,
         long ownerWrites, long fullFences, long lightFences, long heapAtomics, long submittedRmws,
-        long freelistRmws, long wakeWrites, long linesRead, long allLinesRead, Map<String, Long> allSharedWrites, long unmappedWrites,
-        String note) {
+        long outsideStripeRmws, long freelistRmws, long wakeWrites, long linesRead, long allLinesRead,
+        Map<String, Long> allSharedWrites, long unmappedWrites, String note) {
 
     /** Reduces a scenario's run. */
     public static Summary of(Path path, String variant, Scenarios.Run run) {
         long allStores = 0, allRmws = 0, few = 0, owner = 0, full = 0, light = 0, heap = 0;
-        long submitted = 0, freelist = 0, wake = 0, linesRead = 0, allLinesRead = 0, unmapped = 0;
+        long submitted = 0, stripes = 0, freelist = 0, wake = 0, linesRead = 0, allLinesRead = 0, unmapped = 0;
         Map<String, Long> shared = new TreeMap<>();
         for (Recorder.Counts c : run.counts()) {
             boolean onPath = run.pathThreads().contains(c.thread());
@@ -45,6 +47,10 @@ public record Summary(Path path, String variant, long tasks, long allStores, lon
                 Verdict v = LineClasses.classify(b.purpose(), offset);
                 if (b.purpose().equals("counters") && offset == 0) {
                     submitted += k[Recorder.RMW];
+                }
+                if (b.purpose().equals("counters") && offset >= PoolCounters.Layout.OUTSIDE_STRIPES_OFFSET
+                        && offset < PoolCounters.Layout.WORKER_BLOCKS_OFFSET) {
+                    stripes += k[Recorder.RMW];
                 }
                 if (b.purpose().equals("descriptor freelist head")) {
                     freelist += k[Recorder.RMW];
@@ -77,7 +83,7 @@ public record Summary(Path path, String variant, long tasks, long allStores, lon
             }
         }
         return new Summary(path, variant, run.tasks(), allStores, allRmws, few, owner, full, light, heap, submitted,
-                freelist, wake, linesRead, allLinesRead, shared, unmapped, run.note());
+                stripes, freelist, wake, linesRead, allLinesRead, shared, unmapped, run.note());
     }
 
     /** All-shared stores and RMWs per task: the number issue 48's budgets bound. */
