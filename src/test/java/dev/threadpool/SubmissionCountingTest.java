@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.threadpool.TestSupport.PoolVariant;
+import dev.threadpool.internal.stats.PoolCounters;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -428,6 +429,125 @@ class SubmissionCountingTest {
             }
             assertEquals(st.submitted(), st.completed() + st.failed() + st.cancelled(),
                     mode + ": every accepted task ended: " + st);
+            pool.close();
+            assertClosedClean(pool);
+        }
+    }
+
+    /**
+     * Outside threads that are neither workers nor registered submitters, every task with a descriptor
+     * ({@code TimestampMode.FULL} carries nothing): more threads than outside admission stripes, so stripes are
+     * shared, each mixing a detached submit, a waitable (awaited at once) and a batch of 8, while shutdown closes
+     * admission in both modes. Each accept is on the calling thread's stripe (PoolCounters.tryAcceptOutside), and
+     * the close must count exactly the accepted ones: afterwards every task a submitter saw accepted ran once or
+     * was cancelled, none it saw refused ran, and {@code submitted} is exactly the accepted count, with
+     * {@code cancelled} exactly the accepted tasks that did not run.
+     */
+    @ParameterizedTest
+    @MethodSource("setups")
+    void shutdownRacingOutsideSubmitsWithDescriptors(Setup s) throws Exception {
+        final int threads = PoolCounters.OUTSIDE_STRIPES + 2;
+        final int cap = 40_000;
+        for (ShutdownMode mode : ShutdownMode.values()) {
+            ThreadPool pool = ThreadPool.create(s.config().timestampMode(TimestampMode.FULL).build());
+            AtomicIntegerArray runs = new AtomicIntegerArray(threads * cap);
+            AtomicIntegerArray accepted = new AtomicIntegerArray(threads * cap);
+            AtomicInteger awaitedCancelled = new AtomicInteger();
+            AtomicReference<Throwable> failure = new AtomicReference<>();
+            CountDownLatch going = new CountDownLatch(threads);
+            Thread[] ts = new Thread[threads];
+            for (int k = 0; k < threads; k++) {
+                final int base = k * cap;
+                ts[k] = new Thread(() -> {
+                    Runnable[] batch = new Runnable[8];
+                    int i = 0;
+                    boolean counted = false;
+                    try {
+                        while (i + batch.length <= cap) {
+                            if (!counted && i >= 1000) {
+                                counted = true;
+                                going.countDown();
+                            }
+                            final int id = base + i;
+                            switch ((i >>> 3) % 3) {
+                                case 0 -> {
+                                    pool.submit(() -> runs.incrementAndGet(id));
+                                    accepted.set(id, 1);
+                                    i++;
+                                }
+                                case 1 -> {
+                                    long h = pool.submitWaitable(() -> runs.incrementAndGet(id));
+                                    accepted.set(id, 1);
+                                    i++;
+                                    try {
+                                        if (!pool.await(h, WAIT)) {
+                                            throw new AssertionError("waitable " + id + " not ended within " + WAIT);
+                                        }
+                                    } catch (TaskCancelledException e) {
+                                        awaitedCancelled.incrementAndGet(); // CANCEL_PENDING swept it
+                                    }
+                                }
+                                default -> {
+                                    for (int b = 0; b < batch.length; b++) {
+                                        final int bid = id + b;
+                                        batch[b] = () -> runs.incrementAndGet(bid);
+                                    }
+                                    int n = pool.submitBatch(batch, 0, batch.length);
+                                    for (int b = 0; b < n; b++) {
+                                        accepted.set(id + b, 1);
+                                    }
+                                    i += batch.length; // the rest of a partial batch was refused
+                                    if (n < batch.length) {
+                                        return; // shutdown began part-way
+                                    }
+                                }
+                            }
+                        }
+                    } catch (PoolShutdownException expected) {
+                        // admission closed: this submit was refused, stop submitting
+                    } catch (Throwable t) {
+                        failure.compareAndSet(null, t);
+                    } finally {
+                        if (!counted) {
+                            going.countDown();
+                        }
+                    }
+                }, "outside-submitter-" + k);
+                ts[k].start();
+            }
+            assertTrue(going.await(WAIT.toSeconds(), TimeUnit.SECONDS));
+            assertTrue(pool.shutdown(mode, WAIT), mode + ": shutdown within " + WAIT);
+            for (Thread th : ts) {
+                join(th);
+            }
+            assertEquals(null, failure.get(), s + " " + mode + ": a submitter failed");
+            long acceptedTotal = 0;
+            long ranTotal = 0;
+            for (int id = 0; id < threads * cap; id++) {
+                int r = runs.get(id);
+                if (accepted.get(id) == 0) {
+                    if (r != 0) {
+                        fail(s + " " + mode + ": refused task " + id + " ran " + r + " times");
+                    }
+                    continue;
+                }
+                acceptedTotal++;
+                ranTotal += r;
+                if (r > 1 || (mode == ShutdownMode.DRAIN && r != 1)) {
+                    fail(s + " " + mode + ": accepted task " + id + " ran " + r + " times");
+                }
+            }
+            PoolStats st = pool.statsSnapshot();
+            assertTrue(acceptedTotal > threads * 1000L, s + " " + mode + ": accepted " + acceptedTotal);
+            assertEquals(acceptedTotal, st.submitted(), s + " " + mode + ": submitted counts exactly the accepted: "
+                    + st);
+            assertEquals(ranTotal, st.completed() + st.failed(), s + " " + mode + ": " + st);
+            assertEquals(acceptedTotal - ranTotal, st.cancelled(), s + " " + mode
+                    + ": every accepted task that did not run was cancelled: " + st);
+            assertTrue(awaitedCancelled.get() <= st.cancelled(), s + " " + mode + ": " + st);
+            if (mode == ShutdownMode.DRAIN) {
+                assertEquals(0, st.cancelled(), "DRAIN cancels nothing: " + st);
+            }
             pool.close();
             assertClosedClean(pool);
         }
