@@ -112,7 +112,15 @@ public final class WorkStealingParkTest {
         final WorkSummary summary = parking2.work();
         final LifoSlot lifo = new LifoSlot(m, "lifo", 2);
 
+        /** Whether the submitter fences before the wake rule (signalWork); signalWorkFrom after a LIFO put does not. */
+        final boolean fence;
+
         SummaryLifoBase(boolean staleBit) {
+            this(staleBit, true);
+        }
+
+        SummaryLifoBase(boolean staleBit, boolean fence) {
+            this.fence = fence;
             if (staleBit) {
                 summary.mark(WorkSummary.HELD, 1);
             }
@@ -127,7 +135,9 @@ public final class WorkStealingParkTest {
         void submit(II_Result r) {
             lifo.put(1, 1); // getAndSet
             summary.mark(WorkSummary.HELD, 1); // getAndOr while clear
-            VarHandle.fullFence(); // as WorkStealingScheduler.signalWork
+            if (fence) {
+                VarHandle.fullFence(); // as WorkStealingScheduler.signalWork
+            }
             r.r1 = wake.signalWork() ? 1 : 0;
         }
     }
@@ -140,6 +150,50 @@ public final class WorkStealingParkTest {
     public static class SummaryLifoPutVsPark extends SummaryLifoBase {
         public SummaryLifoPutVsPark() {
             super(false);
+        }
+
+        @Actor
+        public void submitter(II_Result r) {
+            submit(r);
+        }
+
+        @Actor
+        public void worker(II_Result r) {
+            park(r);
+        }
+    }
+
+    @JCStressTest
+    @Description("LIFO put + HELD mark + coalesced wake with no fence between (WorkStealingScheduler.signalWorkFrom,"
+            + " a put that displaced nothing) vs announce, stop searching, re-check through the summary")
+    @Outcome(id = {"1, 1", "1, 0", "0, 1"}, expect = Expect.ACCEPTABLE, desc = "woken, or saw the entry, or both")
+    @Outcome(id = "0, 0", expect = Expect.FORBIDDEN, desc = "lost wakeup: the seq_cst exchange did not order the loads")
+    @State
+    public static class SummaryLifoPutNoFenceVsPark extends SummaryLifoBase {
+        public SummaryLifoPutNoFenceVsPark() {
+            super(false, false);
+        }
+
+        @Actor
+        public void submitter(II_Result r) {
+            submit(r);
+        }
+
+        @Actor
+        public void worker(II_Result r) {
+            park(r);
+        }
+    }
+
+    @JCStressTest
+    @Description("as SummaryLifoPutNoFenceVsPark with HELD already set (a stale bit): the exchange alone vs the"
+            + " re-check of the slot")
+    @Outcome(id = {"1, 1", "1, 0", "0, 1"}, expect = Expect.ACCEPTABLE, desc = "woken, or saw the entry, or both")
+    @Outcome(id = "0, 0", expect = Expect.FORBIDDEN, desc = "lost wakeup")
+    @State
+    public static class SummaryStaleBitLifoPutNoFenceVsPark extends SummaryLifoBase {
+        public SummaryStaleBitLifoPutNoFenceVsPark() {
+            super(true, false);
         }
 
         @Actor

@@ -136,6 +136,15 @@ final class LaneScheduler implements Scheduler {
     }
 
     @Override
+    public void signalWorkFrom(WorkerThread self, int n, Lane lane) {
+        if (lane == Lane.BLOCKING) {
+            signalWork(n, lane);
+        } else {
+            defaults.signalWorkFrom(self, n, lane); // the default lane's enqueue was the topology's
+        }
+    }
+
+    @Override
     public void signalWork(int n, Lane lane) {
         if (lane == Lane.BLOCKING) {
             if (QueueDepthGauge.sample(n)) { // sampled, as the default lane's: the ring's head is the consumers' line

@@ -102,6 +102,15 @@ interface Scheduler {
      */
     void signalWork(int n, Lane lane);
 
+    /**
+     * {@link #signalWork} after one {@link #tryEnqueue} by {@code self} (the calling worker of this pool, or
+     * null): a topology that knows that enqueue published with a seq_cst RMW only may leave out the fence that
+     * orders a release-store publish before the wake rule's loads. The default is {@link #signalWork}.
+     */
+    default void signalWorkFrom(WorkerThread self, int n, Lane lane) {
+        signalWork(n, lane);
+    }
+
     /** The next entry for worker {@code self}, or {@code QueueEntry.EMPTY}. Only from {@code self}'s thread. */
     long next(WorkerThread self);
 

@@ -173,7 +173,7 @@ final class Submission {
             handedOver = true;
             Lane lane = laneOf(flags);
             enqueue(self, submitter, slots.publish(idx, task, group, flags, false), lane);
-            scheduler.signalWork(1, lane);
+            scheduler.signalWorkFrom(self, 1, lane); // a LIFO put that displaced nothing needs no fence
             return true;
         } finally {
             if (group != null && !handedOver) {
@@ -412,7 +412,7 @@ final class Submission {
         long entry = slots.publish(idx, task, null, flags, true);
         Lane lane = laneOf(flags);
         enqueue(self, submitter, entry, lane);
-        scheduler.signalWork(1, lane);
+        scheduler.signalWorkFrom(self, 1, lane);
         return entry; // the queue entry is the handle (DescriptorTable, "Handles and queue entries")
     }
 

@@ -142,7 +142,11 @@ final class WorkStealingScheduler implements Scheduler {
         // then HELD (getAndOr only while our bit is clear: once per run of work, not per task), before the
         // caller's signalWork loads the idle mask (WorkSummary, "Why the park re-check can rely on the bits")
         summary.mark(WorkSummary.HELD, w);
-        if (displaced == QueueEntry.EMPTY || pushLocal(w, displaced)) {
+        if (displaced == QueueEntry.EMPTY) {
+            return true; // published by the getAndSet alone: signalWorkFrom needs no fence for it
+        }
+        states[w].unfenced = true; // plain, owner-only: a local push (release store) follows
+        if (pushLocal(w, displaced)) {
             return true;
         }
         // No room anywhere: put the displaced entry back and hand ours back to the caller to retry.
@@ -163,6 +167,7 @@ final class WorkStealingScheduler implements Scheduler {
         if (self == null) {
             return inject.pushMany(entries, from, n);
         }
+        states[self.index].unfenced = true; // plain, owner-only: local pushes are release stores
         int k = 0;
         while (k < n && pushLocal(self.index, entries[from + k])) {
             k++;
@@ -210,6 +215,33 @@ final class WorkStealingScheduler implements Scheduler {
             gauge.observe(Lane.DEFAULT, sharedSize());
         }
         signalWork();
+    }
+
+    /**
+     * {@link #signalWork(int, Lane)} after a worker's {@link #tryEnqueue}: without the full fence when everything
+     * the worker published since its last such signal went into its LIFO slot with nothing displaced. The
+     * slot's getAndSet is a seq_cst RMW, and the wake rule's loads are seq_cst (volatile): in the one total order
+     * they follow it, so the Dekker pair with a parking worker's announce-then-re-check holds without the fence
+     * (jcstress {@code WorkStealingParkTest.SummaryLifoPutNoFenceVsPark}); on x86 the exchange is a locked
+     * instruction, which is the fence already. A worker's own submit is the fork of a recursive split: the
+     * fence was the one fence per task the counting table showed on that path (docs/SCALING.md).
+     */
+    @Override
+    public void signalWorkFrom(WorkerThread self, int n, Lane lane) {
+        if (self == null) {
+            signalWork(n, lane); // an inject push: its cell's release store needs the fence
+            return;
+        }
+        WorkerState st = states[self.index];
+        if (st.unfenced) {
+            st.unfenced = false; // plain, owner-only
+            signalWork(n, lane);
+            return;
+        }
+        if (QueueDepthGauge.sample(n)) { // as signalWork(int, Lane)
+            gauge.observe(Lane.DEFAULT, sharedSize());
+        }
+        wake.signalWork(); // volatile loads, after our seq_cst getAndSet (and HELD's getAndOr, if it wrote)
     }
 
     /**

@@ -31,6 +31,12 @@ abstract class WorkerStateFields extends WorkerStatePad {
      * wake on (WakeCoalescer, "The pass-on rule"), unless it ran a chained wake, which is the same wake.
      */
     boolean owesWake;
+    /**
+     * Set when this worker published into its local queue (a release store of tail) since its last
+     * {@code signalWorkFrom}: that signal needs the full fence. A put into the LIFO slot that displaced nothing
+     * publishes with a seq_cst getAndSet and leaves it clear (WorkStealingScheduler.signalWorkFrom).
+     */
+    boolean unfenced;
     final long[] batch;
     final long[] scratch;
     /** Searches' failed victims, at {@link LocalQueues#FAILURES_AT} (padded in its own array). */
