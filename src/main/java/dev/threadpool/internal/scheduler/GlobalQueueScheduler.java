@@ -11,6 +11,7 @@ import dev.threadpool.internal.queue.CarriedRings;
 import dev.threadpool.internal.queue.QueueEntry;
 import dev.threadpool.internal.stats.PoolCounters;
 import dev.threadpool.internal.stats.QueueDepthGauge;
+import java.util.function.IntPredicate;
 
 /**
  * GLOBAL_QUEUE topology: one MPMC {@link BoundedRing} that every submitter pushes to and every worker pops
@@ -63,11 +64,13 @@ final class GlobalQueueScheduler implements Scheduler {
     private final WorkSummary summary;
     private final int workers;
     /**
-     * Where worker i's next bounded look starts among the HELD bits (lookForWork): element
+     * Where worker i's next bounded look starts among the carried stripes (lookForWork): element
      * {@code (i + 1) * LOOK_STRIDE}, a line apart, plain, written by worker i only.
      */
-    private final int[] lookStart;
+    private final int[] stripeLook;
     private static final int LOOK_STRIDE = CacheLine.PAD / Integer.BYTES;
+    /** Whether worker v's batch holds an entry (a volatile load): the bounded look's probe, made once. */
+    private final IntPredicate batchReady = this::batchReady;
 
     GlobalQueueScheduler(PoolMemory memory, PoolConfig config, BoundedRing inject, ParkingLot parking,
             QueueDepthGauge gauge, PoolCounters counters) {
@@ -77,7 +80,7 @@ final class GlobalQueueScheduler implements Scheduler {
         this.batches = carried == null ? null : new CarriedBatches(memory, workers);
         this.parking = parking;
         this.summary = parking.work();
-        this.lookStart = new int[(workers + 2) * LOOK_STRIDE];
+        this.stripeLook = new int[(workers + 2) * LOOK_STRIDE];
         this.gauge = gauge;
         this.counters = counters;
         this.wake = new WakeCoalescer(memory, parking, config.wakeCoalesceBatch());
@@ -223,25 +226,19 @@ final class GlobalQueueScheduler implements Scheduler {
         }
         final int at = (i + 1) * LOOK_STRIDE;
         // volatile loads of LOOK_STRIPES carried stripes from where worker i's last look stopped (the re-check,
-        // hasWork, reads every stripe); the start, plain and owner-only, beside lookStart on worker i's line
-        int from = lookStart[at + 1];
-        lookStart[at + 1] = from + Scheduler.LOOK_STRIPES;
+        // hasWork, reads every stripe); the start is plain and owner-only
+        int from = stripeLook[at];
+        stripeLook[at] = from + Scheduler.LOOK_STRIPES;
         if (carried.hasReadyEntry(from, Scheduler.LOOK_STRIPES)) {
             return true;
         }
         long m = summary.mask(WorkSummary.HELD) & ~(1L << i); // volatile load of the summary line
-        int start = lookStart[at];
-        for (int k = 0; k < WorkSummary.LOOK_PROBES && m != 0; k++) {
-            int v = WorkSummary.pick(m, start);
-            m &= ~(1L << v);
-            start = v + 1;
-            if (v < workers && batches.hasStealable(v)) { // volatile load of v's state line
-                lookStart[at] = v; // plain, owner-only: the same worker first next time
-                return true;
-            }
-        }
-        lookStart[at] = start; // plain, owner-only: the next look goes on from here
-        return false;
+        return m != 0 && summary.probe(i, m, batchReady); // the batches of at most two set bits
+    }
+
+    /** Whether worker {@code v}'s batch holds an entry (a volatile load of its state line). */
+    private boolean batchReady(int v) {
+        return v < workers && batches.hasStealable(v);
     }
 
     /** Whether a batch whose HELD bit is set holds an entry (volatile loads of HELD, then of those state words). */

@@ -3,10 +3,10 @@ package dev.threadpool.internal.scheduler;
 import dev.threadpool.Lane;
 import dev.threadpool.PoolConfig;
 import dev.threadpool.WaitGroup;
-import dev.threadpool.internal.memory.CacheLine;
 import dev.threadpool.internal.memory.PoolMemory;
 import dev.threadpool.internal.queue.CarriedRings;
 import dev.threadpool.internal.stats.PoolCounters;
+import java.util.function.IntPredicate;
 
 /**
  * The topology's {@link Scheduler} as the idle path and the lifecycle see it: the same, except that
@@ -27,19 +27,15 @@ final class JoinAwareScheduler implements Scheduler {
 
     /** Which workers' join deques may hold a half (word JOINS). */
     private final WorkSummary summary;
-    /**
-     * Where worker i's next bounded look starts among the JOINS bits: element {@code (i + 1) * LOOK_STRIDE}, a
-     * line apart, plain, written by worker i only.
-     */
-    private final int[] lookStart;
-    private static final int LOOK_STRIDE = CacheLine.PAD / Integer.BYTES;
+    /** Whether worker v's join deque holds a half (volatile loads): the bounded look's probe, made once. */
+    private final IntPredicate joinReady;
 
     JoinAwareScheduler(Scheduler topology, JoinDeques joins, long stealers, WorkSummary summary) {
         this.topology = topology;
         this.joins = joins;
         this.stealers = stealers;
         this.summary = summary;
-        this.lookStart = new int[(joins.workers() + 2) * LOOK_STRIDE];
+        this.joinReady = v -> v < joins.workers() && joins.nonEmpty(v);
     }
 
     @Override
@@ -73,20 +69,8 @@ final class JoinAwareScheduler implements Scheduler {
         if (!Joining.stealer(stealers, i)) {
             return false;
         }
-        final int at = (i + 1) * LOOK_STRIDE;
         long m = summary.mask(WorkSummary.JOINS) & ~(1L << i); // volatile load of the summary line
-        int start = lookStart[at];
-        for (int k = 0; k < WorkSummary.LOOK_PROBES && m != 0; k++) {
-            int v = WorkSummary.pick(m, start);
-            m &= ~(1L << v);
-            start = v + 1;
-            if (v < joins.workers() && joins.nonEmpty(v)) { // volatile loads of v's top and bottom
-                lookStart[at] = v; // plain, owner-only: the same worker first next time
-                return true;
-            }
-        }
-        lookStart[at] = start; // plain, owner-only
-        return false;
+        return m != 0 && summary.probe(i, m, joinReady); // the deques of at most two set bits
     }
 
     /**

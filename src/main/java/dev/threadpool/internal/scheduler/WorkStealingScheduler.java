@@ -95,6 +95,11 @@ final class WorkStealingScheduler implements Scheduler {
     /** The registered submitters' own queues; none when built without them (LANE_EXTENSION). */
     private final SubmitterQueues submitterQueues;
     private final QueueDepthGauge gauge;
+    /**
+     * Whether worker v's local queue, LIFO slot or batch holds an entry (volatile loads): the bounded look's
+     * probe; made once, so a look allocates nothing.
+     */
+    private final IntPredicate ownedReady = this::ownedReady;
     /** {@link #hasWork} for {@link WakeCoalescer#passOn}; made once, so a pass-on allocates nothing. */
     private final IntPredicate publishedWork = this::hasWork;
 
@@ -550,22 +555,12 @@ final class WorkStealingScheduler implements Scheduler {
                 return true;
             }
         }
-        // volatile loads of one line: the workers whose local queue, LIFO slot or batch may hold entries
-        long queued = summary.mask(WorkSummary.NONEMPTY);
-        long held = summary.mask(WorkSummary.HELD);
-        long m = (queued | held) & ~(1L << i);
-        int start = st.lookStart;
-        for (int k = 0; k < WorkSummary.LOOK_PROBES && m != 0; k++) {
-            int v = WorkSummary.pick(m, start);
-            m &= ~(1L << v);
-            start = v + 1;
-            if (v < workers && ((queued & (1L << v)) != 0 && locals.size(v) > 0
-                    || (held & (1L << v)) != 0 && heldReady(v))) {
-                st.lookStart = v; // plain, owner-only: look at the same worker first next time
-                return true;
-            }
+        // volatile loads of one line: the workers whose local queue, LIFO slot or batch may hold entries; then
+        // the sources of at most two of them
+        long m = (summary.mask(WorkSummary.NONEMPTY) | summary.mask(WorkSummary.HELD)) & ~(1L << i);
+        if (m != 0 && summary.probe(i, m, ownedReady)) {
+            return true;
         }
-        st.lookStart = start; // plain, owner-only: the next look goes on from here
         return submitterQueues.anyQueued();
     }
 
@@ -576,6 +571,11 @@ final class WorkStealingScheduler implements Scheduler {
      */
     private boolean sharedReady() {
         return inject.hasReadyEntry() || (carried != null && carried.hasReadyEntry());
+    }
+
+    /** Whether worker {@code v}'s local queue, LIFO slot or carried batch holds an entry (volatile loads). */
+    private boolean ownedReady(int v) {
+        return v < workers && (locals.size(v) > 0 || heldReady(v));
     }
 
     /**

@@ -4,6 +4,7 @@ import dev.threadpool.internal.memory.CacheLine;
 import dev.threadpool.internal.memory.Mem;
 import dev.threadpool.internal.memory.PoolMemory;
 import java.lang.foreign.MemorySegment;
+import java.util.function.IntPredicate;
 
 /**
  * Where work may be: one line of per-worker bitmaps (the {@code workers_nonempty} block), so that a worker looking
@@ -75,9 +76,17 @@ public final class WorkSummary {
      */
     static final int LOOK_PROBES = 2;
 
+    /** Ints in a {@link CacheLine#PAD}: the stride of {@link #lookStart}. */
+    private static final int LOOK_STRIDE = CacheLine.PAD / Integer.BYTES;
+
     private final MemorySegment seg;
     /** The block's address for the owners' tests of their own bits ({@link Mem#RAW}), else 0. */
     private final long base;
+    /**
+     * Where worker i's next bounded probe starts ({@link #probe}): element {@code (i + 1) * LOOK_STRIDE}, a line
+     * apart and a line past the array's header; plain, written by worker i only.
+     */
+    private final int[] lookStart;
 
     public WorkSummary(PoolMemory memory, int workers) {
         if (workers < 1 || workers > Layout.SLOTS) {
@@ -85,6 +94,7 @@ public final class WorkSummary {
         }
         this.seg = memory.allocate("workers_nonempty", Layout.LENGTH);
         this.base = Mem.RAW ? seg.address() : 0L;
+        this.lookStart = new int[(workers + 2) * LOOK_STRIDE];
     }
 
     // ---- owner (worker w) ----------------------------------------------------------------------------------
@@ -126,6 +136,27 @@ public final class WorkSummary {
      */
     public long mask(long word) {
         return Mem.getLongVolatile(seg, word);
+    }
+
+    /**
+     * A bounded look's probe (Scheduler.lookForWork): tests {@code ready} on at most {@link #LOOK_PROBES} set bits
+     * of {@code m}, from where worker {@code i}'s last probe stopped; true at the first that is ready, where the
+     * next probe starts again. Only from worker {@code i}'s thread (its start is a plain int of its own line).
+     */
+    boolean probe(int i, long m, IntPredicate ready) {
+        final int at = (i + 1) * LOOK_STRIDE;
+        int start = lookStart[at];
+        for (int k = 0; k < LOOK_PROBES && m != 0; k++) {
+            int v = pick(m, start);
+            m &= ~(1L << v);
+            start = v + 1;
+            if (ready.test(v)) {
+                lookStart[at] = v; // plain, owner-only: the same worker first next time
+                return true;
+            }
+        }
+        lookStart[at] = start; // plain, owner-only: the next look goes on from here
+        return false;
     }
 
     /**

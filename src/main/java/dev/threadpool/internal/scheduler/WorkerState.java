@@ -22,8 +22,6 @@ abstract class WorkerStateFields extends WorkerStatePad {
     int lifoRuns;
     int stealStart;
     int submitterStart;
-    /** Where this worker's next bounded look starts among the WorkSummary bits (Scheduler.lookForWork). */
-    int lookStart;
     /** Where this worker's next bounded look starts among the carried stripes (Scheduler.LOOK_STRIPES). */
     int stripeLook;
     /**

@@ -115,7 +115,7 @@ public final class Budgets {
                     "bounded (16 here)", 8, 8, "6 to 7 today: the summary, the inject ring's head, four stripes'"
                             + " heads"),
             new Budget(Path.IDLE_LOOK_BUSY, "lines read", s -> s.perTask(s.linesRead()), 24,
-                    "bounded, not O(W) (24 here)", 24, 24, "16 to 17 today: as the idle pool's look, plus the"
+                    "bounded, not O(W) (24 here)", 24, 24, "19 to 20 today: as the idle pool's look, plus the"
                             + " sources of at most WorkSummary.LOOK_PROBES (2) of the 30-odd workers whose stale bit"
                             + " is set; a look that read every set bit's lines would read 60 or more"),
             new Budget(Path.PARK_RECHECK, "lines read", s -> s.perTask(s.linesRead()), Double.NaN,
