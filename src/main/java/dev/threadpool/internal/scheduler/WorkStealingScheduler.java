@@ -401,9 +401,10 @@ final class WorkStealingScheduler implements Scheduler {
         long e = claimCarried(self);
         // volatile loads after our CAS (no fence needed: the CAS is seq_cst and nothing of ours is unpublished);
         // a worker that announces after the idle-mask load re-checks the ring and the batches itself (ParkingLot)
-        // a bounded look at the rings (our home stripe and the next few): a hint for parallelism, not a handshake
-        if (e != QueueEntry.EMPTY && parking.idleMaskOnWorker() != 0 && (batches.hasStealable(w)
-                || carried.hasReadyEntry(carried.homeOfWorker(w), Scheduler.LOOK_STRIPES))) {
+        // every stripe, not a bounded look: with the taker about to block in its task, this wake is what gets an
+        // entry left in a far stripe run while the other workers sleep (a chained wake, "Chained wakes")
+        if (e != QueueEntry.EMPTY && parking.idleMaskOnWorker() != 0
+                && (!carried.isEmpty() || batches.hasStealable(w))) {
             parking.wakeOne(); // one waker per bit; -1 if a racing waker took the last one
             st.owesWake = false;
         }
