@@ -99,12 +99,9 @@ abstract sealed class LocalQueues permits RingLocalQueues, ChaseLevLocalQueues {
     final long pop(int w) {
         long e = takeOwn(w);
         if (e == QueueEntry.EMPTY) {
-            if (summary.isMarked(WorkSummary.NONEMPTY, w)) {
-                // getAndAnd (seq_cst): clear the stale hint, then reconcile with our own length.
-                summary.clear(WorkSummary.NONEMPTY, w);
-                if (size(w) > 0) {
-                    summary.mark(WorkSummary.NONEMPTY, w); // owned_queue_len says non-empty again (getAndOr)
-                }
+            // getAndAnd (seq_cst) when our bit is set: clear the stale hint, then reconcile with our own length
+            if (summary.clear(WorkSummary.NONEMPTY, w) && size(w) > 0) {
+                summary.mark(WorkSummary.NONEMPTY, w); // owned_queue_len says non-empty again (getAndOr)
             }
         }
         return e;

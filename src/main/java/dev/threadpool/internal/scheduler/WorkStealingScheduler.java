@@ -213,12 +213,7 @@ final class WorkStealingScheduler implements Scheduler {
 
     @Override
     public void signalWork(int n, Lane lane) {
-        // Sampled (QueueDepthGauge.sample: the thread's own seed), since the shared rings' heads are lines every
-        // pop writes: their occupancy (volatile loads of head and tail; a CAS only for a new peak). Local queues
-        // and LIFO slots are counted by the snapshots' depth().
-        if (QueueDepthGauge.sample(n)) {
-            gauge.observe(Lane.DEFAULT, sharedSize());
-        }
+        sampleDepth(n);
         signalWork();
     }
 
@@ -243,9 +238,7 @@ final class WorkStealingScheduler implements Scheduler {
             signalWork(n, lane);
             return;
         }
-        if (QueueDepthGauge.sample(n)) { // as signalWork(int, Lane)
-            gauge.observe(Lane.DEFAULT, sharedSize());
-        }
+        sampleDepth(n);
         wake.signalWork(); // volatile loads, after our seq_cst getAndSet (and HELD's getAndOr, if it wrote)
     }
 
@@ -259,10 +252,19 @@ final class WorkStealingScheduler implements Scheduler {
      */
     @Override
     public void signalCarried(int n) {
+        sampleDepth(n);
+        wake.signalWork();
+    }
+
+    /**
+     * The depth gauge of every signal after {@code n} pushes: sampled (QueueDepthGauge.sample: the thread's own
+     * seed), since the shared rings' heads are lines every pop writes; their occupancy (volatile loads of head and
+     * tail; a CAS only for a new peak). Local queues and LIFO slots are counted by the snapshots' depth().
+     */
+    private void sampleDepth(int n) {
         if (QueueDepthGauge.sample(n)) {
             gauge.observe(Lane.DEFAULT, sharedSize());
         }
-        wake.signalWork();
     }
 
     /** The wake half of {@link #signalWork(int, Lane)}: the fence, then the WakeCoalescer rule. */

@@ -113,14 +113,19 @@ public final class WorkSummary {
         }
     }
 
-    /** Clears w's bit in {@code word} if it is set; worker w only, when the sources the word covers are empty. */
-    public void clear(long word, int w) {
+    /**
+     * Clears w's bit in {@code word} if it is set; true when it was. Worker w only, when the sources the word
+     * covers are empty.
+     */
+    public boolean clear(long word, int w) {
         long bit = 1L << w;
         // opaque: our own bit, as in mark
-        if ((Mem.getLongOpaqueAt(seg, base, word) & bit) != 0) {
-            // getAndAnd (seq_cst): only our bit changes; ordered after our last take from the sources it covers
-            Mem.getAndAndLong(seg, word, ~bit);
+        if ((Mem.getLongOpaqueAt(seg, base, word) & bit) == 0) {
+            return false;
         }
+        // getAndAnd (seq_cst): only our bit changes; ordered after our last take from the sources it covers
+        Mem.getAndAndLong(seg, word, ~bit);
+        return true;
     }
 
     /** Whether w's bit is set in {@code word}; worker w only (opaque: its own bit). */

@@ -236,19 +236,26 @@ public final class PoolCounters {
         if (i < 0 || i >= OUTSIDE_STRIPES) {
             throw new IllegalArgumentException("i must be in [0, " + OUTSIDE_STRIPES + "): i=" + i);
         }
-        final long off = Layout.outsideStripeOffset(i);
+        // on the checked segment (base 0, not by raw address): an outside thread is not a worker, and may race the
+        // pool's close, which frees the arena; the FFM check then throws instead of touching freed memory
+        return tryAcceptAt(0L, Layout.outsideStripeOffset(i), n);
+    }
+
+    /**
+     * The accept on one admission word at {@code off} (by raw address from {@code base} where Mem.RAW and
+     * {@code base} is not 0, else on the checked segment): a CAS loop rather than an add-then-undo, so the count is
+     * never inflated by a refused submitter, even for an instant.
+     */
+    private boolean tryAcceptAt(long base, long off, long n) {
         for (;;) {
-            // plain, on the checked segment (not by raw address): an outside thread is not a worker, and may race
-            // the pool's close, which frees the arena; the FFM check then throws instead of touching freed memory.
-            // Plain is enough: the value only seeds the CAS below, which fails on any newer one, bit included
-            long v = Mem.getLongPlain(seg, off);
+            // plain: the value only seeds the CAS below, which fails on any newer one, admission bit included
+            long v = Mem.getLongPlainAt(seg, base, off);
             if ((v & CLOSED_BIT) != 0) {
                 return false;
             }
             // CAS (volatile): the acceptance point, totally ordered with closeAdmission's getAndOr of CLOSED_BIT on
-            // this stripe: the task is counted in the value the shutdown read there, or it sees the bit and is
-            // refused
-            if (Mem.casLong(seg, off, v, v + n)) {
+            // this word: the task is counted in the value the shutdown read there, or it sees the bit and is refused
+            if (Mem.casLongAt(seg, base, off, v, v + n)) {
                 return true;
             }
         }
@@ -260,20 +267,9 @@ public final class PoolCounters {
      * worker {@code w}'s thread.
      */
     public boolean tryAcceptOnWorker(int w, long n) {
-        final long off = Layout.workerFieldOffset(w, ADMITTED);
-        for (;;) {
-            // plain: our own word, written otherwise only by the shutdown's getAndOr, which the CAS below checks.
-            // By raw address where Mem.RAW: the caller is a worker, which the arena outlives (see base).
-            long v = Mem.getLongPlainAt(seg, base, off);
-            if ((v & CLOSED_BIT) != 0) {
-                return false;
-            }
-            // CAS (volatile): the acceptance point, totally ordered with closeAdmission's getAndOr on this word:
-            // the task is counted in the value the shutdown read there, or it sees the bit and is refused
-            if (Mem.casLongAt(seg, base, off, v, v + n)) {
-                return true;
-            }
-        }
+        // our own word, written otherwise only by the shutdown's getAndOr, which the CAS checks; by raw address
+        // where Mem.RAW: the caller is a worker, which the arena outlives (see base)
+        return tryAcceptAt(base, Layout.workerFieldOffset(w, ADMITTED), n);
     }
 
     /**
@@ -285,19 +281,8 @@ public final class PoolCounters {
         if (s < 0 || s >= submitters) {
             throw new IllegalArgumentException("s must be in [0, " + submitters + "): s=" + s);
         }
-        final long off = submitterWord(s);
-        for (;;) {
-            // plain, on the checked segment (not by raw address): a submitter is not a worker, and may race the
-            // pool's close, which frees the arena; the FFM check then throws instead of touching freed memory
-            long v = Mem.getLongPlain(seg, off);
-            if ((v & CLOSED_BIT) != 0) {
-                return false;
-            }
-            // CAS (volatile): as in tryAcceptOnStripe, ordered with closeAdmission's getAndOr on this word
-            if (Mem.casLong(seg, off, v, v + n)) {
-                return true;
-            }
-        }
+        // on the checked segment (base 0): a submitter is not a worker, and may race the pool's close
+        return tryAcceptAt(0L, submitterWord(s), n);
     }
 
     /**
