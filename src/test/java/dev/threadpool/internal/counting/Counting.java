@@ -50,7 +50,9 @@ public final class Counting {
     public static int tasksFor(Path path) {
         return switch (path) {
             case OUTSIDE_DETACHED, OUTSIDE_DESCRIPTOR, OUTSIDE_GROUP -> 2048;
+            case OUTSIDE_DETACHED_BUSY, OUTSIDE_DESCRIPTOR_BUSY -> 2048;
             case WORKER_SUBMIT, WORKER_GROUP, JOIN_OFFERED, JOIN_DEEP -> 4096;
+            case WORKER_SUBMIT_BUSY -> 4096;
             case STEAL -> 512;
             case JOIN_STOLEN -> 32;
             case PARK_WAKE -> 32;
@@ -60,8 +62,13 @@ public final class Counting {
 
     /** Every path on every variant that has it, reduced. */
     public List<Summary> measureAll() throws Exception {
+        return measure(List.of(Path.values()));
+    }
+
+    /** The given paths on every variant that has them, reduced. */
+    public List<Summary> measure(List<Path> paths) throws Exception {
         List<Summary> out = new ArrayList<>();
-        for (Path p : Path.values()) {
+        for (Path p : paths) {
             for (String[] v : VARIANTS) {
                 Scenarios.Run r = run(p, v, tasksFor(p));
                 if (r != null) {
@@ -72,10 +79,15 @@ public final class Counting {
         return out;
     }
 
-    /** Prints every path's counts, line by line, with the all-shared lines written: for exploring a change. */
+    /**
+     * Prints every path's counts (or only those of the {@link Path} names given as arguments), line by line, with
+     * the all-shared lines written: for exploring a change.
+     */
     public static void main(String[] args) throws Exception {
         Counting c = new Counting();
-        for (Summary s : c.measureAll()) {
+        List<Path> paths = args.length == 0 ? List.of(Path.values())
+                : java.util.Arrays.stream(args).map(Path::valueOf).toList();
+        for (Summary s : c.measure(paths)) {
             System.out.println(s.path() + " | " + s.variant() + " | allStores " + s.fraction(s.allStores()) + " allRmw "
                     + s.fraction(s.allRmws()) + " few " + s.fraction(s.fewWrites()) + " owner "
                     + s.fraction(s.ownerWrites()) + " full " + s.fraction(s.fullFences()) + " light "

@@ -193,13 +193,13 @@ class SharedWriteBudgetTest {
     @Test
     void theBudgetCheckCatchesASharedWrite() {
         Budgets.Budget workerSubmit = Budgets.ALL.get(0);
-        assertEquals(Path.WORKER_SUBMIT, workerSubmit.path());
-        Summary bad = new Summary(Path.WORKER_SUBMIT, "WORK_STEALING RING", 8, 8, 32, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+        assertEquals(Path.WORKER_SUBMIT_BUSY, workerSubmit.path());
+        Summary bad = new Summary(Path.WORKER_SUBMIT_BUSY, "WORK_STEALING RING", 8, 8, 32, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
                 0, Map.of(), 0, "");
         String v = workerSubmit.violation(bad);
         assertNotNull(v, "5 all-shared writes per task must exceed the ceiling");
         assertTrue(v.contains("= 5 per task"), v);
-        Summary good = new Summary(Path.WORKER_SUBMIT, "WORK_STEALING RING", 8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+        Summary good = new Summary(Path.WORKER_SUBMIT_BUSY, "WORK_STEALING RING", 8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
                 0, Map.of(), 0, "");
         assertNull(workerSubmit.violation(good));
         Budgets.Budget admission = outsideDescriptorBudget("SUBMITTED RMW");

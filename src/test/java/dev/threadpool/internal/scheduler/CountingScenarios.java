@@ -17,6 +17,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The counted paths (see {@link Path}), run inside a {@code CountingLoader}: this class is loaded there, so the
@@ -31,6 +32,8 @@ public final class CountingScenarios implements Scenarios {
     private static final long WAIT_NANOS = TimeUnit.SECONDS.toNanos(30);
     /** Outside submits per burst: the submitter waits for a burst to run before the next (no full-ring waits). */
     private static final int BURST = 64;
+    /** Most outside tasks not yet run while the busy pool's submitter submits (outsideBusy). */
+    private static final int BUSY_OUTSTANDING = 256;
     /** Tasks a worker pushes for thieves in one steal round. */
     private static final int STEAL_ROUND = 64;
 
@@ -44,7 +47,7 @@ public final class CountingScenarios implements Scenarios {
         }
         PoolConfig.Builder b = PoolConfig.builder().maxThreads(workers).schedulerVariant(v)
                 .queueKind(QueueKind.valueOf(queueKind));
-        if (path == Path.OUTSIDE_DESCRIPTOR) {
+        if (path == Path.OUTSIDE_DESCRIPTOR || path == Path.OUTSIDE_DESCRIPTOR_BUSY) {
             b.timestampMode(TimestampMode.FULL); // FULL turns the carried path off: every task takes a descriptor
         }
         Recorder.forgetBlocks();
@@ -53,7 +56,9 @@ public final class CountingScenarios implements Scenarios {
             return switch (path) {
                 case OUTSIDE_DETACHED, OUTSIDE_DESCRIPTOR -> outside(core, tasks, false);
                 case OUTSIDE_GROUP -> outside(core, tasks, true);
+                case OUTSIDE_DETACHED_BUSY, OUTSIDE_DESCRIPTOR_BUSY -> outsideBusy(core, tasks, workers);
                 case WORKER_SUBMIT -> chain(core, tasks, false);
+                case WORKER_SUBMIT_BUSY -> chainsBusy(core, tasks, workers);
                 case WORKER_GROUP -> chain(core, tasks, true);
                 case STEAL -> steal(core, tasks);
                 case JOIN_OFFERED -> join(core, tasks, 0);
@@ -197,6 +202,150 @@ public final class CountingScenarios implements Scenarios {
         }
         int hops = c.threads.size();
         return new Run(c.counts, c.threads, tasks, hops == 1 ? "" : "the chain ran on " + hops + " workers");
+    }
+
+    // ---- steady state: every worker busy with a chain of its own submits ---------------------------------
+
+    /**
+     * One self-submitting chain per worker, running until {@link #stop}: a pool in which nobody parks, the steady
+     * state of issue 48's budgets. The links count themselves on a heap counter the pool never sees (test code's
+     * own atomics are not rewritten, so not counted). The chains settle one per worker (a worker handed two
+     * pushes the displaced one to its queue, and a thief takes it), which {@link #start} waits for, bounded.
+     */
+    private static final class BusyChains {
+        /** Rounds of 64 links per chain that the chains get to spread over the workers before a window opens. */
+        private static final int SETTLE_ROUNDS = 3;
+        private final PoolCore core;
+        private final AtomicLong links = new AtomicLong();
+        private final CountDownLatch ended;
+        private final Link[] chains;
+        private volatile boolean stop;
+        /** Threads that ran a link while {@link #collect} is set. */
+        private final Set<Thread> threads = ConcurrentHashMap.newKeySet();
+        private volatile boolean collect;
+
+        BusyChains(PoolCore core, int workers) {
+            this.core = core;
+            this.ended = new CountDownLatch(workers);
+            this.chains = new Link[workers];
+        }
+
+        private final class Link implements Runnable {
+            volatile Thread last; // written by each runner: where this chain ran last
+
+            @Override
+            public void run() {
+                if (stop) {
+                    ended.countDown();
+                    return;
+                }
+                Thread t = Thread.currentThread();
+                last = t;
+                if (collect) {
+                    threads.add(t);
+                }
+                links.incrementAndGet();
+                core.submit(this, 0, null, WaitMode.UNBOUNDED, Long.MAX_VALUE);
+            }
+        }
+
+        /**
+         * Starts the chains and lets them settle for {@link #SETTLE_ROUNDS} rounds of 64 links each (bounded),
+         * ending early once they sit on distinct workers; returns on how many distinct workers they last ran (a
+         * chain sampled just after a move can share one with another, so this reads a little low).
+         */
+        int start() {
+            for (int i = 0; i < chains.length; i++) {
+                chains[i] = new Link();
+                core.submit(chains[i], 0, null, WaitMode.UNBOUNDED, Long.MAX_VALUE);
+            }
+            long deadline = System.nanoTime() + WAIT_NANOS;
+            int distinct = 0;
+            for (int round = 0; round < SETTLE_ROUNDS && distinct < chains.length; round++) {
+                long before = links.get();
+                while (links.get() - before < 64L * chains.length) {
+                    check(System.nanoTime() - deadline < 0, "the busy chains ran");
+                    Thread.yield();
+                }
+                Set<Thread> on = new java.util.HashSet<>();
+                for (Link l : chains) {
+                    on.add(l.last);
+                }
+                distinct = on.size();
+            }
+            return distinct;
+        }
+
+        long links() {
+            return links.get();
+        }
+
+        void collect(boolean on) {
+            collect = on;
+        }
+
+        Set<Thread> threads() {
+            return threads;
+        }
+
+        /** Stops every chain and waits (bounded) until each has seen the flag. */
+        void stop() throws InterruptedException {
+            stop = true;
+            check(ended.await(WAIT_NANOS, TimeUnit.NANOSECONDS), "every busy chain ended");
+        }
+    }
+
+    private static Run chainsBusy(PoolCore core, int tasks, int workers) throws Exception {
+        BusyChains busy = new BusyChains(core, workers);
+        int distinct = busy.start();
+        try {
+            busy.collect(true);
+            Recorder.start();
+            long from = busy.links();
+            long deadline = System.nanoTime() + WAIT_NANOS;
+            while (busy.links() - from < tasks) {
+                check(System.nanoTime() - deadline < 0, tasks + " links of the busy chains ran");
+                Thread.yield();
+            }
+            List<Recorder.Counts> counts = Recorder.stop();
+            long ran = busy.links() - from; // a link or two per chain may straddle the window's edges
+            busy.collect(false);
+            return new Run(counts, Set.copyOf(busy.threads()), ran, "the " + workers + " chains sat on " + distinct
+                    + " distinct workers; " + busy.threads().size() + " workers ran links in the window");
+        } finally {
+            busy.stop();
+        }
+    }
+
+    /**
+     * Outside submits into a pool whose workers are all busy with their own chains ({@link BusyChains}): at most
+     * {@link #BUSY_OUTSTANDING} of the submitter's tasks outstanding, so it never waits for a ring cell or a
+     * descriptor (a space waiter's registration is not this path), and a worker takes them between its links.
+     */
+    private static Run outsideBusy(PoolCore core, int tasks, int workers) throws Exception {
+        BusyChains busy = new BusyChains(core, workers);
+        int distinct = busy.start();
+        try {
+            AtomicLong ran = new AtomicLong();
+            Runnable task = ran::incrementAndGet;
+            int warm = tasks / 4;
+            long deadline = System.nanoTime() + WAIT_NANOS;
+            for (int i = 0; i < warm + tasks; i++) {
+                if (i == warm) {
+                    Recorder.start();
+                }
+                while (i - ran.get() >= BUSY_OUTSTANDING) {
+                    check(System.nanoTime() - deadline < 0, "the busy pool ran the outside tasks");
+                    Thread.yield();
+                }
+                core.submit(task, 0, null, WaitMode.UNBOUNDED, Long.MAX_VALUE);
+            }
+            List<Recorder.Counts> counts = Recorder.stop();
+            return new Run(counts, Set.of(Thread.currentThread()), tasks, "the " + workers + " chains sat on "
+                    + distinct + " distinct workers");
+        } finally {
+            busy.stop();
+        }
     }
 
     // ---- steal-half: a worker pushes a round of tasks and holds its thread until thieves ran them --------
