@@ -133,4 +133,65 @@ public final class WakePassOnTest {
             r.r2 = !inject.isEmpty() && parking.idleMask() != 0 && parking.wakeOne() >= 0 ? 1 : 0;
         }
     }
+
+    /**
+     * A woken worker counts as searching from its wake (ParkingLot, "A woken worker is searching from its
+     * wake"): worker 0 was woken (its waker cleared its bit and counted it), worker 1 is still parked. The busy
+     * worker's fork coalesces while worker 0 is counted; worker 0, once it runs, ends the counted search first
+     * (Idle.retract: its bit was cleared, so endSearch), then takes E1 and passes on.
+     */
+    abstract static class Woken extends Base {
+        Woken() {
+            wake.endSearch(); // Base counted worker 0 as a searcher; here it is counted by its waker instead
+            parking.announce(0);
+            parking.wakeOneOf(1L); // clears worker 0's bit and counts it as searching (countWoken)
+            inject.tryPush(E1);
+        }
+    }
+
+    @JCStressTest
+    @Description("a woken worker ends its waker's count before it looks: coalesced fork vs the woken worker's take")
+    @Outcome(id = {"1, 0", "0, 1"}, expect = Expect.ACCEPTABLE, desc = "the fork or the pass-on woke worker 1")
+    @Outcome(id = "0, 0", expect = Expect.FORBIDDEN, desc = "C waits while worker 1 sleeps")
+    @Outcome(id = "1, 1", expect = Expect.FORBIDDEN, desc = "two wakes claimed one idle bit")
+    @State
+    public static class WokenWorkerTakeVsCoalescedFork extends Woken {
+        @Actor
+        public void busyWorker(II_Result r) {
+            fork(r);
+        }
+
+        @Actor
+        public void wokenWorker(II_Result r) {
+            if (!parking.retract(0)) { // Idle.retract: our waker cleared the bit and counted us
+                wake.endSearch();
+            }
+            inject.tryPop(); // E1
+            r.r2 = wake.passOn(published, 0) ? 1 : 0;
+        }
+    }
+
+    @JCStressTest
+    @Description("the wrong order: the woken worker ends its waker's count only after its take and pass-on")
+    @Outcome(id = {"1, 0", "0, 1"}, expect = Expect.ACCEPTABLE, desc = "the fork or the pass-on woke worker 1")
+    @Outcome(id = "0, 0", expect = Expect.ACCEPTABLE_INTERESTING,
+            desc = "the defect: the fork coalesced on a count whose worker had already looked; C waits")
+    @Outcome(id = "1, 1", expect = Expect.FORBIDDEN, desc = "two wakes claimed one idle bit")
+    @State
+    public static class WokenWorkerEndsItsCountLate extends Woken {
+        @Actor
+        public void busyWorker(II_Result r) {
+            fork(r);
+        }
+
+        @Actor
+        public void wokenWorker(II_Result r) {
+            boolean counted = !parking.retract(0);
+            inject.tryPop();
+            r.r2 = wake.passOn(published, 0) ? 1 : 0;
+            if (counted) {
+                wake.endSearch();
+            }
+        }
+    }
 }
