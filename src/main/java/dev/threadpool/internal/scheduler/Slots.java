@@ -49,8 +49,10 @@ import java.util.function.IntConsumer;
  *
  * <h2>Worker caches sized by capacity over workers</h2>
  * All worker caches together hold at most a quarter of the descriptors: each holds up to
- * {@link #workerCacheLimit} = the largest power of two at most {@code min(32, queueCapacity / (4 x workers))}
- * (32 up to 32 workers with the default capacity of 4096; 16 at 64). Caches were all-or-nothing before: at 33
+ * {@link #workerCacheLimit} = the largest power of two at most {@code min(64, queueCapacity / (4 x workerSlots))}
+ * (64 at every worker count with the default capacity, which grows with the workers: 4096 up to 16 workers,
+ * 16384 at 64; PoolConfig.Builder#queueCapacity; workerSlots counts LANE_EXTENSION's overflow workers too, so
+ * there the limit may be one step smaller, e.g. 32 at 32 workers + 16 overflow). Caches were all-or-nothing before: at 33
  * workers with the default capacity they switched off, and every descriptor then cost a CAS on the freelist head
  * to take and another to give back (issue 48's cliff). A smaller cache refills and spills in smaller batches: at
  * limit L a worker that only takes pays one CAS per L descriptors, one that only gives back one per L / 2, and
@@ -106,7 +108,7 @@ final class Slots {
         int refill = submitterRefill(capacity);
         this.submitterCaches = refill >= 2
                 ? DescCache.allocateArray(memory, "submitter descriptor caches", table,
-                        SubmitterRegistry.MAX_SUBMITTERS, refill)
+                        SubmitterRegistry.MAX_SUBMITTERS, refill, submitterLimit(refill))
                 : null;
         this.tasks = new Runnable[capacity];
         this.groups = new WaitGroup[capacity];
@@ -115,7 +117,7 @@ final class Slots {
 
     /**
      * Slots each worker cache may hold so that all of them hold at most a quarter of the table: the largest
-     * power of two at most {@code min(32, capacity / (4 x workerSlots))}, or 0 (no worker caches) below
+     * power of two at most {@code min(64, capacity / (4 x workerSlots))}, or 0 (no worker caches) below
      * {@link #MIN_WORKER_CACHE} (class comment, "Worker caches sized by capacity over workers").
      */
     static int workerCacheLimit(int capacity, int workerSlots) {
@@ -129,6 +131,15 @@ final class Slots {
     /** Refill size of a submitter cache: all 64 together hold at most a quarter of the table. */
     static int submitterRefill(int capacity) {
         return Math.min(DescCache.Layout.CAPACITY, capacity / (WORKER_CACHE_SHARE * SubmitterRegistry.MAX_SUBMITTERS));
+    }
+
+    /**
+     * The limit of a submitter cache with refills of {@code refill} (at least 2): the smallest power of two that
+     * holds one refill, so each cache's stride is sized by what it can hold (a submitter never pushes, so it
+     * never spills).
+     */
+    static int submitterLimit(int refill) {
+        return Integer.highestOneBit(refill - 1) << 1;
     }
 
     // ---- acquire and publish --------------------------------------------------------------------------

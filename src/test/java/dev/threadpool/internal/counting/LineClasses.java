@@ -103,7 +103,8 @@ public final class LineClasses {
                     ? v(LineClass.ALL, "WAITERS", "JoinDeques: every owner waiting with nothing to help, getAndAdd")
                     : v(LineClass.FEW, "frame words", "JoinDeques: the owner offers, the thief of the half completes")),
             row("(worker|submitter) descriptor caches", LineClass.OWNER, "cache",
-                    "DescCache: one 256-byte stride per worker or submitter, touched by its owner only"),
+                    "DescCache: one stride per worker or submitter (384 bytes for 64 slots, less for smaller limits),"
+                            + " touched by its owner only"),
             row("submitter mask", LineClass.ALL, "SUBMITTER_MASK", "SubmitterRegistry: any registering thread"),
             row("queue depth peaks", LineClass.ALL, "PEAK", "QueueDepthGauge: any sampling producer"),
             row("worker times", LineClass.FEW, "worker block",
