@@ -221,7 +221,7 @@ public final class PoolConfig {
     /** Builder with defaults; every setter returns {@code this}. Validation happens in {@link #build()}. */
     public static final class Builder {
         private int maxThreads = Math.min(Runtime.getRuntime().availableProcessors(), MAX_THREADS);
-        /** Meaningful only once set ({@link #queueCapacitySet}); else build() takes defaultQueueCapacity(maxThreads). */
+        /** Meaningful once set ({@link #queueCapacitySet}); else build() takes defaultQueueCapacity(maxThreads). */
         private int queueCapacity;
         private boolean queueCapacitySet;
         private SchedulerVariant schedulerVariant = SchedulerVariant.GLOBAL_QUEUE;

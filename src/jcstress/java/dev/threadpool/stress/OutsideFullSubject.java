@@ -13,11 +13,11 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * Many unregistered outside threads on {@code TimestampMode.FULL} (so every task, detached ones too, takes a
  * descriptor): they share the outside stripes' try-locked descriptor caches (issue 48, OutsideDescCaches), four
- * threads per {@code threads}, so several a stripe. The table is small enough that the pool is full often: each thread, per
- * chunk of 16 items, submits them detached, by {@code trySubmit} in a spin, as a batch, as waitables awaited one by
- * one, or as 16 waitables held and then awaited (16 x threads of them fill the table, so acquirers meet an empty
- * freelist, drain the other stripes' caches and wait as space waiters). Each task records its item. Afterwards
- * the accounting after close: every accepted task ended, no descriptor and no byte live.
+ * threads per {@code threads}, so several a stripe. The table is small enough that the pool is full often: each
+ * thread, per chunk of 16 items, submits them detached, by {@code trySubmit} in a spin, as a batch, as waitables
+ * awaited one by one, or as 16 waitables held and then awaited (16 x threads of them fill the table, so acquirers
+ * meet an empty freelist, drain the other stripes' caches and wait as space waiters). Each task records its item.
+ * Afterwards the accounting after close: every accepted task ended, no descriptor and no byte live.
  */
 final class OutsideFullSubject implements StressSubject {
     private final String name;

@@ -155,7 +155,7 @@ public final class OutsideDescCaches {
         }
     }
 
-    /** Under the lock: one CAS for up to {@code refill} slots, reversed so the first popped from the freelist is on top. */
+    /** Under the lock: one CAS for up to {@code refill} slots, reversed so the freelist's first is on top. */
     private int refill(MemorySegment s, long b) {
         int n = table.acquireBatch(s, b + Layout.SLOTS_OFFSET, refill);
         for (int lo = 0, hi = n - 1; lo < hi; lo++, hi--) {

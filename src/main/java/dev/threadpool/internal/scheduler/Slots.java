@@ -55,10 +55,10 @@ import java.util.function.IntConsumer;
  *       empty first drains every other outside cache it can try-lock back to the freelist (one CAS each, then a
  *       signal to space waiters) and tries the freelist once more before it reports no slot
  *       ({@link #acquireFast}; a worker's caller-runs and helping then start only when the outside stripes are
- *       empty too); a space waiter's
- *       condition does the same at every look ({@link #freeOrReclaimed}), so slots a refill took after the
- *       waiter's own drain (its lock was held then) are reclaimed at its next poll, within the capped park; and
- *       the shutdown drains them once every worker is joined ({@link #drainOutsideCaches}).</li>
+ *       empty too); a space waiter's condition does the same at every look ({@link #freeOrReclaimed}), so slots
+ *       a refill took after the waiter's own drain (its lock was held then) are reclaimed at its next poll,
+ *       within the capped park; and the shutdown drains them once every worker is joined
+ *       ({@link #drainOutsideCaches}).</li>
  * </ol>
  * A waiter that registers just after a release chose the cache still makes progress: its park is capped
  * ({@code SpaceWaiters.PARK_CAP_NANOS}), every later release goes to the freelist, and an idle pool has
@@ -77,17 +77,20 @@ import java.util.function.IntConsumer;
  * {@link #workerCacheLimit} = the largest power of two at most {@code min(64, queueCapacity / (4 x workerSlots))}
  * (64 at every worker count with the default capacity, which grows with the workers: 4096 up to 16 workers,
  * 16384 at 64; PoolConfig.Builder#queueCapacity; workerSlots counts LANE_EXTENSION's overflow workers too, so
- * there the limit may be one step smaller, e.g. 32 at 32 workers + 16 overflow). Caches were all-or-nothing before: at 33
- * workers with the default capacity they switched off, and every descriptor then cost a CAS on the freelist head
- * to take and another to give back (issue 48's cliff). A smaller cache refills and spills in smaller batches: at
- * limit L a worker that only takes pays one CAS per L descriptors, one that only gives back one per L / 2, and
- * one that does both (a worker running its own submits) none at steady state. Below a limit of
+ * there the limit may be one step smaller, e.g. 32 at 32 workers + 16 overflow). Caches were all-or-nothing
+ * before: at 33 workers with 4096 descriptors they switched off, and every descriptor then cost a CAS on the
+ * freelist head to take and another to give back (issue 48's cliff). A smaller cache refills and spills in
+ * smaller batches: at limit L a worker that only takes pays one CAS per L descriptors, one that only gives back
+ * one per L / 2, and one that does both (a worker running its own submits) none at steady state. Below a limit of
  * {@link #MIN_WORKER_CACHE} the caches are not built.
  */
 final class Slots {
     /** Marks a submit that comes from no registered submitter. */
     static final int NO_SUBMITTER = -1;
-    /** Worker caches may hold at most 1/WORKER_CACHE_SHARE of the descriptors in all; so may submitter caches. */
+    /**
+     * Worker caches may hold at most 1/WORKER_CACHE_SHARE of the descriptors in all; so may submitter caches, and
+     * so may outside caches ("Shares of the table").
+     */
     private static final int WORKER_CACHE_SHARE = 4;
     /** Smallest worker cache worth building: spills of 4, refills of up to 8. */
     static final int MIN_WORKER_CACHE = 8;
