@@ -20,6 +20,10 @@ public final class PoolConfig {
     public static final int MIN_QUEUE_CAPACITY = 2;
     /** Largest {@link Builder#queueCapacity}: 2^24 descriptors. */
     public static final int MAX_QUEUE_CAPACITY = 1 << 24;
+    /** The smallest default {@link Builder#queueCapacity}, the one of pools of up to 16 workers. */
+    public static final int MIN_DEFAULT_QUEUE_CAPACITY = 4096;
+    /** Descriptors per worker in the default {@link Builder#queueCapacity} (see {@link #defaultQueueCapacity}). */
+    public static final int DEFAULT_DESCRIPTORS_PER_WORKER = 256;
     /** Largest {@link Builder#localQueueCapacity}: 65536 entries. */
     public static final int MAX_LOCAL_QUEUE_CAPACITY = 1 << 16;
     /** Largest {@link Builder#recentErrorCapacity}. */
@@ -60,9 +64,9 @@ public final class PoolConfig {
     private final int[] workerCpus;
     private final Duration scratchIdlePurge;
 
-    private PoolConfig(Builder b, int maxOverflowWorkers) {
+    private PoolConfig(Builder b, int queueCapacity, int maxOverflowWorkers) {
         this.maxThreads = b.maxThreads;
-        this.queueCapacity = b.queueCapacity;
+        this.queueCapacity = queueCapacity;
         this.schedulerVariant = b.schedulerVariant;
         this.timestampMode = b.timestampMode;
         this.idleStrategy = b.idleStrategy;
@@ -113,6 +117,26 @@ public final class PoolConfig {
     public int maxThreads() { return maxThreads; }
     /** {@return descriptors, a power of two (see {@link Builder#queueCapacity})} */
     public int queueCapacity() { return queueCapacity; }
+
+    /**
+     * The {@code queueCapacity} of a pool of {@code maxThreads} workers that sets none: {@code max(4096, the next
+     * power of two at least 256 x maxThreads)}, so 4096 up to 16 workers, 8192 up to 32, 16384 up to 64. It grows
+     * with the workers so that each worker's descriptor cache may hold 64 slots (one freelist CAS per 32
+     * descriptors a worker gives back) while all of them hold at most a quarter of the table (docs/CONFIGURATION.md,
+     * "Descriptor caches").
+     *
+     * @param maxThreads the workers, 1..64
+     * @return the default descriptor count for that many workers
+     * @throws IllegalArgumentException if {@code maxThreads} is not in [1, 64]
+     */
+    public static int defaultQueueCapacity(int maxThreads) {
+        if (maxThreads < 1 || maxThreads > MAX_THREADS) {
+            throw new IllegalArgumentException("maxThreads must be in [1, " + MAX_THREADS + "]: maxThreads="
+                    + maxThreads);
+        }
+        int perWorkers = DEFAULT_DESCRIPTORS_PER_WORKER * maxThreads;
+        return Math.max(MIN_DEFAULT_QUEUE_CAPACITY, Integer.highestOneBit(perWorkers - 1) << 1);
+    }
     /** {@return the scheduler (see {@link Builder#schedulerVariant})} */
     public SchedulerVariant schedulerVariant() { return schedulerVariant; }
     /** {@return which timestamps tasks carry (see {@link Builder#timestampMode})} */
@@ -197,7 +221,9 @@ public final class PoolConfig {
     /** Builder with defaults; every setter returns {@code this}. Validation happens in {@link #build()}. */
     public static final class Builder {
         private int maxThreads = Math.min(Runtime.getRuntime().availableProcessors(), MAX_THREADS);
-        private int queueCapacity = 4096;
+        /** Meaningful once set ({@link #queueCapacitySet}); else build() takes defaultQueueCapacity(maxThreads). */
+        private int queueCapacity;
+        private boolean queueCapacitySet;
         private SchedulerVariant schedulerVariant = SchedulerVariant.GLOBAL_QUEUE;
         private TimestampMode timestampMode = TimestampMode.DISABLED;
         private IdleStrategy idleStrategy = IdleStrategy.PARK;
@@ -240,12 +266,15 @@ public final class PoolConfig {
          */
         public Builder maxThreads(int n) { this.maxThreads = n; return this; }
         /**
-         * Descriptors (queued + running + un-awaited tasks), a power of two in [2, 2^24]. Default 4096.
+         * Descriptors (queued + running + un-awaited tasks), a power of two in [2, 2^24]. Default
+         * {@link PoolConfig#defaultQueueCapacity defaultQueueCapacity(maxThreads)}: 4096 up to 16 workers, then the
+         * next power of two at least 256 per worker (16384 at 64), so that every worker's descriptor cache can
+         * hold 64 while all of them hold at most a quarter of the table. A value set here is kept as given.
          *
          * @param n the descriptor count
          * @return this builder
          */
-        public Builder queueCapacity(int n) { this.queueCapacity = n; return this; }
+        public Builder queueCapacity(int n) { this.queueCapacity = n; this.queueCapacitySet = true; return this; }
         /**
          * Which scheduler the pool runs (see {@link SchedulerVariant}). Default GLOBAL_QUEUE.
          *
@@ -468,7 +497,8 @@ public final class PoolConfig {
          */
         public PoolConfig build() {
             range("maxThreads", maxThreads, 1, MAX_THREADS);
-            powerOfTwo("queueCapacity", queueCapacity, MIN_QUEUE_CAPACITY, MAX_QUEUE_CAPACITY);
+            final int capacity = queueCapacitySet ? queueCapacity : defaultQueueCapacity(maxThreads);
+            powerOfTwo("queueCapacity", capacity, MIN_QUEUE_CAPACITY, MAX_QUEUE_CAPACITY);
             Objects.requireNonNull(schedulerVariant, "schedulerVariant must not be null");
             Objects.requireNonNull(timestampMode, "timestampMode must not be null");
             Objects.requireNonNull(idleStrategy, "idleStrategy must not be null");
@@ -524,7 +554,7 @@ public final class PoolConfig {
             if (!scratchIdlePurge.isZero()) {
                 duration("scratchIdlePurge", scratchIdlePurge, Duration.ofMillis(1), Duration.ofHours(1));
             }
-            return new PoolConfig(this, overflow);
+            return new PoolConfig(this, capacity, overflow);
 
         }
 

@@ -66,11 +66,37 @@ class PoolConfigTest {
     @Test
     void defaultsAreValid() {
         PoolConfig c = PoolConfig.defaults();
-        assertEquals(4096, c.queueCapacity());
+        assertEquals(PoolConfig.defaultQueueCapacity(c.maxThreads()), c.queueCapacity());
         assertEquals(SchedulerVariant.GLOBAL_QUEUE, c.schedulerVariant());
         assertEquals(IdleStrategy.PARK, c.idleStrategy());
         assertEquals(TimestampMode.DISABLED, c.timestampMode());
         assertEquals(32, c.wakeCoalesceBatch());
+    }
+
+    /** The default capacity grows with the workers (4096 up to 16, 16384 at 64); a set one is kept as given. */
+    @Test
+    void defaultQueueCapacityScalesWithTheWorkers() {
+        assertEquals(4096, PoolConfig.defaultQueueCapacity(1));
+        assertEquals(4096, PoolConfig.defaultQueueCapacity(2));
+        assertEquals(4096, PoolConfig.defaultQueueCapacity(16));
+        assertEquals(8192, PoolConfig.defaultQueueCapacity(17));
+        assertEquals(8192, PoolConfig.defaultQueueCapacity(32));
+        assertEquals(16384, PoolConfig.defaultQueueCapacity(33));
+        assertEquals(16384, PoolConfig.defaultQueueCapacity(64));
+        for (int w = 1; w <= PoolConfig.MAX_THREADS; w++) {
+            int cap = PoolConfig.defaultQueueCapacity(w);
+            assertEquals(1, Integer.bitCount(cap), "a power of two at " + w);
+            assertTrue(cap >= 256 * w && cap >= 4096, "at least 256 a worker and 4096 at " + w);
+            assertEquals(cap, PoolConfig.builder().maxThreads(w).build().queueCapacity(), "the builder's default");
+        }
+        assertEquals(16384, PoolConfig.builder().maxThreads(64).build().queueCapacity());
+        assertEquals(4096, PoolConfig.builder().maxThreads(64).queueCapacity(4096).build().queueCapacity(),
+                "an explicit capacity is kept");
+        assertEquals(64, PoolConfig.builder().queueCapacity(64).maxThreads(64).build().queueCapacity(),
+                "set before maxThreads: still kept");
+        assertEquals("maxThreads must be in [1, 64]: maxThreads=65",
+                assertThrows(IllegalArgumentException.class, () -> PoolConfig.defaultQueueCapacity(65)).getMessage());
+        rejects("queueCapacity must be", b -> b.queueCapacity(Integer.MIN_VALUE));
     }
 
     @Test

@@ -48,9 +48,10 @@ class SubmissionCountingTest {
 
     /**
      * Every variant ({@link TestSupport#POOL_VARIANTS}, the one list) at 4 workers and both capacities, then each
-     * at 64 workers ({@link TestSupport#POOL_VARIANTS_64}) with 64 (no worker caches), the default 4096 (worker
-     * caches of 16: Slots.workerCacheLimit) and 8192 (full caches of 32), so the sized caches, the full ones and
-     * the submitter caches all run at 64 too.
+     * at 64 workers ({@link TestSupport#POOL_VARIANTS_64}) with 64 (no worker caches), 4096 (worker caches of 16:
+     * Slots.workerCacheLimit; the default before it grew with the workers) and 8192 (caches of 32), so the sized
+     * caches and the submitter and outside caches all run at 64 too (the default 16384, full caches of 64, runs in
+     * the contract suites' 64-worker cases).
      */
     static Stream<Setup> setups() {
         List<Setup> out = new ArrayList<>();

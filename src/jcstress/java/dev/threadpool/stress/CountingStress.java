@@ -25,7 +25,7 @@ public final class CountingStress {
      * a 2-core box make each run slower; {@code --subjects} names them for a run by hand.
      */
     static final List<String> WIDE = List.of("pool-64", "pool-ws-64", "pool-ws-cl-64", "pool-lanes-64",
-            "pool-ws-64-q4096");
+            "pool-ws-64-q4096", "pool-outside-full-64");
 
     static {
         register(new BoundedRingSubject());
@@ -51,6 +51,10 @@ public final class CountingStress {
         register(new LanePoolSubject("pool-lanes-64", 64, 16, 0));
         // issue 48: 64 workers over the default capacity, so carried tasks spread over 16 stripes
         register(new PoolSubject("pool-ws-64-q4096", SchedulerVariant.WORK_STEALING, QueueKind.RING, 64, 4096));
+        // issue 48: many outside threads on FULL timestamps through the outside stripes' descriptor caches: a small
+        // table that fills (drains of other stripes, space waiters), and 64 workers with the default capacity
+        register(new OutsideFullSubject());
+        register(new OutsideFullSubject("pool-outside-full-64", SchedulerVariant.GLOBAL_QUEUE, 64, 0));
     }
 
     static void register(StressSubject s) {

@@ -52,6 +52,7 @@ class OrderingPinTest {
             "dev.threadpool.internal.scheduler.Freelist",
             "dev.threadpool.internal.scheduler.DescriptorTable",
             "dev.threadpool.internal.scheduler.DescCache",
+            "dev.threadpool.internal.scheduler.OutsideDescCaches",
             "dev.threadpool.internal.scheduler.ParkingLot",
             "dev.threadpool.internal.scheduler.WakeCoalescer",
             "dev.threadpool.internal.scheduler.Idle",

@@ -146,4 +146,8 @@ public final class Mem {
     public static void setIntOpaque(MemorySegment s, long off, int v) { INT.setOpaque(s, off, v); }
     public static int getIntAcquire(MemorySegment s, long off) { return (int) INT.getAcquire(s, off); }
     public static void setIntRelease(MemorySegment s, long off, int v) { INT.setRelease(s, off, v); }
+
+    public static boolean casInt(MemorySegment s, long off, int expect, int update) {
+        return (boolean) INT.compareAndSet(s, off, expect, update);
+    }
 }

@@ -6,7 +6,7 @@ import dev.threadpool.internal.memory.PoolMemory;
 import java.lang.foreign.MemorySegment;
 
 /**
- * A 32-entry LIFO of free descriptor slots owned by one thread (one per worker, one per registered
+ * A LIFO of up to 64 free descriptor slots owned by one thread (one per worker, one per registered
  * submitter), so that most acquires and releases of a descriptor touch no shared word at all.
  *
  * <h2>Ownership</h2>
@@ -18,41 +18,41 @@ import java.lang.foreign.MemorySegment;
  *
  * <h2>Operations</h2>
  * <pre>
- *   pop():      empty? refill: acquireBatch(up to 32) with ONE CAS on the freelist head
+ *   pop():      empty? refill: acquireBatch(up to refillMax, at most 64) with ONE CAS on the freelist head
  *               idx = slots[--count]; reserve(idx)            (FREE -> gen + 1, RESERVED, as acquire();
  *                                                              a used-up slot is retired: drop it, pop again)
  *   push(idx):  idx FREE and owned by the caller
- *               full (limit, 32 unless sized smaller)? spill: releaseBatch(oldest half) with ONE CAS, keep
+ *               full (limit, 64 unless sized smaller)? spill: releaseBatch(oldest half) with ONE CAS, keep
  *               the newest half
  *               slots[count++] = idx
  *   drainAll(): releaseBatch(all) with ONE CAS; count = 0
  * </pre>
- * Spilling half rather than all (or one) gives hysteresis: after a spill the cache can absorb 16 releases
- * and serve 16 acquires before it touches the freelist again, so an owner that alternates around the
+ * Spilling half rather than all (or one) gives hysteresis: after a spill the cache can absorb limit / 2 releases
+ * and serve limit / 2 acquires before it touches the freelist again, so an owner that alternates around the
  * boundary does not pay a shared CAS per operation. The oldest half is spilled because the newest slots are
  * the ones still in this core's cache. Refill reverses the batch, so the cache pops slots in the same order
  * the freelist would have.
  *
  * <h2>Batch freelist: walk-then-CAS on the existing tagged Treiber stack</h2>
- * The refill must be one atomic operation and O(32), and the single-slot {@code acquire()}/{@code push()}
+ * The refill must be one atomic operation and O(64), and the single-slot {@code acquire()}/{@code push()}
  * used by {@link PoolCore} must keep working unchanged beside it. Three designs were weighed:
  * <ul>
- *   <li><b>Exchange the whole chain</b> ({@code getAndSet(head, EMPTY)}), keep 32, push the rest back.
+ *   <li><b>Exchange the whole chain</b> ({@code getAndSet(head, EMPTY)}), keep 64, push the rest back.
  *       Rejected: pushing the remainder back needs its tail (O(n) walk) unless nothing was pushed meanwhile,
  *       and, worse, while the chain is detached the freelist looks empty: a concurrent {@code acquire()}
  *       returns -1 and {@code hasFree()} says false with thousands of slots free, so a submitter would be
  *       rejected or parked spuriously. That changes acquire()'s behaviour, which is not ours to change.</li>
- *   <li><b>A stack of 32-slot magazines.</b> O(1) refill and spill, but the single-slot acquire() and
+ *   <li><b>A stack of 64-slot magazines.</b> O(1) refill and spill, but the single-slot acquire() and
  *       push() would have to split and rebuild magazines: a change of the existing freelist.</li>
  *   <li><b>Walk-then-CAS</b> (chosen, {@link DescriptorTable#acquireBatch}). Read the tagged head, follow
- *       up to 32 {@code NEXT_FREE} links, then CAS the head from the value read to {tag + 1, the 33rd}. The
+ *       up to 64 {@code NEXT_FREE} links, then CAS the head from the value read to {tag + 1, the 65th}. The
  *       tag is what makes this ABA-safe: a link can change only after its slot was popped, and any pop or
  *       push increments the tag, so a walk through a list that changed fails its CAS. One atomic operation,
- *       32 dependent loads, and acquire()/push() are untouched: they see an ordinary pop of 32.
+ *       64 dependent loads, and acquire()/push() are untouched: they see an ordinary pop of 64.
  *       {@link DescriptorTable#releaseBatch} links the batch privately and splices it on with one CAS,
  *       rewriting only its bottom link on a retry.</li>
  * </ul>
- * The cost of walk-then-CAS is a wider window (32 loads instead of 1) for a competing single pop or push to
+ * The cost of walk-then-CAS is a wider window (up to 64 loads instead of 1) for a competing single pop or push to
  * fail the CAS. After each failure the walk is halved, so under contention a refill degrades to single pops
  * instead of starving.
  *
@@ -72,23 +72,34 @@ import java.lang.foreign.MemorySegment;
  *
  * <h2>Layout</h2>
  * <pre>
- *   COUNT  int @0               number of cached slots, in [0, 32]
- *   SLOTS  int[32] @8           slots[0] oldest ... slots[count - 1] top
- *   pad to STRIDE = 256 (two PAD units): the block shares no line with another owner's data
+ *   COUNT  int @0               number of cached slots, in [0, limit]
+ *   SLOTS  int[limit] @8        slots[0] oldest ... slots[count - 1] top; limit <= CAPACITY = 64
+ *   pad to stride(limit) = padUp(8 + 4 x limit): 384 (three PAD units) for a full cache of 64, 256 for
+ *   32, 128 for 16 or fewer: the block shares no line with another owner's data
  * </pre>
- * Several caches may share one block ({@link #allocateArray}), each at a multiple of {@link Layout#STRIDE}.
+ * Several caches may share one block ({@link #allocateArray}), each at a multiple of {@link Layout#stride}
+ * of their limit; a cache of its own takes {@link Layout#STRIDE}, the stride of a full one. Issue 48 raised
+ * CAPACITY from 32 to 64: at 64 workers with the default capacity (16384 there) a worker cache of 64 spills 32
+ * with one CAS, 1/32 of a freelist CAS per task released, where the 16-slot caches of 4096 descriptors
+ * spilled 8 (1/8).
  */
 public final class DescCache {
 
     /** Off-heap layout of one cache (see the class comment). */
     public static final class Layout {
-        public static final int CAPACITY = 32;
+        public static final int CAPACITY = 64;
         public static final long COUNT_OFFSET = 0;
         public static final long SLOTS_OFFSET = 8;
         public static final long SLOT_LENGTH = 4;
-        public static final long STRIDE = CacheLine.padUp(SLOTS_OFFSET + SLOT_LENGTH * CAPACITY);
+        /** Bytes of a cache of {@link #CAPACITY} slots, padded: 384. */
+        public static final long STRIDE = stride(CAPACITY);
 
         private Layout() {}
+
+        /** Bytes of one cache of at most {@code limit} slots, padded to whole PAD units. */
+        public static long stride(int limit) {
+            return CacheLine.padUp(SLOTS_OFFSET + SLOT_LENGTH * limit);
+        }
 
         public static long slot(int i) {
             return SLOTS_OFFSET + SLOT_LENGTH * i;
@@ -146,10 +157,11 @@ public final class DescCache {
             throw new IllegalArgumentException("refillMax must be in [1, limit=" + limit + "]: refillMax="
                     + refillMax);
         }
-        MemorySegment block = memory.allocate(purpose, Layout.STRIDE * count);
+        final long stride = Layout.stride(limit);
+        MemorySegment block = memory.allocate(purpose, stride * count);
         DescCache[] out = new DescCache[count];
         for (int i = 0; i < count; i++) {
-            out[i] = new DescCache(table, block.asSlice(Layout.STRIDE * i, Layout.STRIDE), refillMax, limit);
+            out[i] = new DescCache(table, block.asSlice(stride * i, stride), refillMax, limit);
         }
         return out;
     }
@@ -196,7 +208,7 @@ public final class DescCache {
         }
     }
 
-    /** One CAS for up to 32 slots; reverses them so the first one popped from the freelist is on top. */
+    /** One CAS for up to refillMax slots; reverses them so the first one popped from the freelist is on top. */
     private int refill() {
         final MemorySegment s = seg;
         int n = table.acquireBatch(s, Layout.SLOTS_OFFSET, refillMax);

@@ -39,7 +39,8 @@ import java.util.function.Consumer;
  *       overflow threads is final.</li>
  *   <li><b>Stop the workers</b>: {@code stopWorkers} (volatile) then {@code parking.wakeAll()}; each worker
  *       re-checks the flag after its wake and exits. Join every base worker.</li>
- *   <li><b>Join the overflow workers</b>, live or retired.</li>
+ *   <li><b>Join the overflow workers</b>, live or retired. Then drain the outside stripes' descriptor caches
+ *       back to the freelist (Slots, hazard rule 5).</li>
  *   <li><b>TERMINATED</b> (SHUTTING_DOWN -&gt; TERMINATED CAS). From here no lifecycle path touches the arena
  *       (see {@link #enterArena}).</li>
  *   <li><b>Close</b> ({@link #close}, under the snapshot's arena lock): wait until no thread is inside an
@@ -263,6 +264,11 @@ final class Lifecycle {
         if (watchdog != null && !watchdog.joinOverflow(deadline)) { // step 5: every overflow thread
             return false;
         }
+        // every worker is joined and admission is closed: the outside stripes' caches go back to the freelist
+        // (Slots, hazard rule 5), so a terminated pool has every free descriptor there. A cache whose lock an
+        // outside thread still holds (a submit refused by the closed admission, about to unreserve) is skipped:
+        // its slots are FREE, counted by countFree, and go with the arena.
+        slots.drainOutsideCaches();
         STATE.compareAndSet(this, SHUTTING_DOWN, TERMINATED); // step 6
         return true;
     }

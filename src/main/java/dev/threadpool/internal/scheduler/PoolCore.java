@@ -34,7 +34,8 @@ import java.util.function.IntConsumer;
  *   Submission             submit, batch, waitable, fork: descriptor ->      the batch buffers
  *                          accept -> publish -> push -> signal
  *   Slots                  acquire / publish / release of descriptors,       task, group, signal arrays;
- *                          the caches and their hazard rules                 worker and submitter DescCaches
+ *                          the caches and their hazard rules                 worker and submitter DescCaches,
+ *                                                                            OutsideDescCaches
  *   Scheduler (topology)   where entries go, next(), park re-check,          the queues (below)
  *                          wake rule, depth
  *   WorkerLoop             next -> runEntry -> outcome; nested runs          (per worker: inlineDepth)
@@ -489,7 +490,10 @@ public final class PoolCore {
         return memory.memoryMap();
     }
 
-    /** Quiescent-only maintenance: frees every scratch buffer and waits until every worker cache is flushed. */
+    /**
+     * Quiescent-only maintenance: frees every scratch buffer, waits until every worker cache is flushed and drains
+     * every outside stripe's descriptor cache.
+     */
     public void purgeWorkerCaches() {
         ensureNotClosed();
         PoolStats s;
@@ -502,6 +506,7 @@ public final class PoolCore {
         }
         purgeScratchBuffers();
         slotTable.awaitWorkerCachesFlushed();
+        slotTable.awaitOutsideCachesDrained();
     }
 
     /**
@@ -549,6 +554,11 @@ public final class PoolCore {
 
     DescriptorTable tableForTest() {
         return table;
+    }
+
+    /** The outside stripes' descriptor caches, or null when the pool has none. */
+    OutsideDescCaches outsideCachesForTest() {
+        return slotTable.outsideCachesForTest();
     }
 
     PoolCounters countersForTest() {

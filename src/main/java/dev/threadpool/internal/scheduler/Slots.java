@@ -2,6 +2,7 @@ package dev.threadpool.internal.scheduler;
 
 import dev.threadpool.WaitGroup;
 import dev.threadpool.internal.memory.PoolMemory;
+import dev.threadpool.internal.stats.PoolCounters;
 import dev.threadpool.internal.stats.Timestamps;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -10,12 +11,15 @@ import java.util.function.IntConsumer;
 
 /**
  * Slots: who holds a descriptor, and how it comes back. The on-heap reference arrays indexed by descriptor
- * slot (task, group, per-slot signal), the descriptor caches of workers and registered submitters, and the
- * release rules that keep {@code taskDescLive} exact and no space waiter stranded.
+ * slot (task, group, per-slot signal), the descriptor caches of workers, registered submitters and outside
+ * stripes, and the release rules that keep {@code taskDescLive} exact and no space waiter stranded.
  *
  * <pre>
- *   acquire:  acquireFast(self, submitter)   worker cache | submitter cache | freelist   (one pop)
+ *   acquire:  acquireFast(self, submitter)   worker cache | submitter cache | outside stripe's cache
+ *                                            (try-locked; held: freelist) | freelist              (one pop)
+ *                                            none: drain the outside caches, retry the freelist once
  *             acquireMany(self, submitter, ..) a batch: from the caller's cache, else one freelist CAS per chunk
+ *             acquireOrReclaim()             a space waiter's retry: freelist, else drain outside caches + retry
  *   publish:  publish(idx, ...)              refs (plain), prepare, (gen, QUEUED) release store -> entry
  *   release:  releaseSlot(self, idx, ...)    worker cache, unless somebody waits for space -> freelist + signal
  *   flush:    flushWorkerCache(self)         a worker that runs out of work gives its cache back
@@ -30,8 +34,12 @@ import java.util.function.IntConsumer;
  * <h2>Descriptor caches</h2>
  * A worker acquires from and releases to its own {@link DescCache} (refill / spill in batches, one CAS each);
  * a registered submitter acquires from its own (refills of {@link #submitterRefill} slots; it never
- * releases, the workers do). Everybody else uses the freelist directly. Cached slots are FREE, and are counted
- * as released when they enter a cache, so taskDescLive stays exact.
+ * releases, the workers do). Any other thread (an unregistered outside thread) acquires from the
+ * {@link OutsideDescCaches} cache of its admission stripe ({@code PoolCounters.outsideStripeOfCurrentThread}),
+ * shared by the threads hashed there and so try-locked: a thread that finds it held takes from the freelist,
+ * never waits (refills of {@link #outsideRefill}; never releases either). Cached slots are FREE, and are counted
+ * as released when they enter a cache (a worker's) or were never counted as taken (a refill), so taskDescLive
+ * stays exact.
  *
  * <p>Hazard: {@link DescriptorTable#hasFree()} and {@link SpaceWaiters} see only the freelist, never a cache.
  * A producer waiting for space must not wait while the slots sit cached, so:
@@ -40,27 +48,49 @@ import java.util.function.IntConsumer;
  *   <li>a worker flushes its cache before it parks ({@link Idle#announce}; BUSY_SPIN, which never parks, when it
  *       runs out of work);</li>
  *   <li>a submitter's cache is flushed by {@code Submitter.close} ({@link #flushSubmitterCache});</li>
- *   <li>{@code purgeWorkerCaches()} waits until every worker cache is empty ({@link #awaitWorkerCachesFlushed}).</li>
+ *   <li>{@code purgeWorkerCaches()} waits until every worker cache is empty ({@link #awaitWorkerCachesFlushed}),
+ *       and drains every outside stripe's cache ({@link #awaitOutsideCachesDrained});</li>
+ *   <li>an outside stripe's cache belongs to no thread that could flush it when it goes away, so anybody drains
+ *       it: an acquire that finds its own cache (a worker's, a submitter's or its stripe's) and the freelist both
+ *       empty first drains every other outside cache it can try-lock back to the freelist (one CAS each, then a
+ *       signal to space waiters) and tries the freelist once more before it reports no slot
+ *       ({@link #acquireFast}; a worker's caller-runs and helping then start only when the outside stripes are
+ *       empty too); a space waiter's condition does the same at every look ({@link #freeOrReclaimed}), so slots
+ *       a refill took after the waiter's own drain (its lock was held then) are reclaimed at its next poll,
+ *       within the capped park; and the shutdown drains them once every worker is joined
+ *       ({@link #drainOutsideCaches}).</li>
  * </ol>
  * A waiter that registers just after a release chose the cache still makes progress: its park is capped
  * ({@code SpaceWaiters.PARK_CAP_NANOS}), every later release goes to the freelist, and an idle pool has
  * flushed every worker cache. The caches are only built when {@code queueCapacity} can spare them
- * ({@link #workerCacheLimit}, {@link #submitterRefill}), so a small pool behaves exactly as without them.
+ * ({@link #workerCacheLimit}, {@link #submitterRefill}, {@link #outsideRefill}), so a small pool behaves exactly
+ * as without them.
+ *
+ * <h2>Shares of the table</h2>
+ * Each kind of cache may hold at most a quarter of the table, so all caches together (worker + submitter +
+ * outside) hold at most three quarters and at least a quarter is always on the freelist or in use: the worker
+ * caches {@code workerSlots x workerCacheLimit}, the 64 submitter caches {@code 64 x submitterRefill}, the outside
+ * caches {@code OUTSIDE_STRIPES x outsideRefill} (an acquire-only cache holds at most one refill).
  *
  * <h2>Worker caches sized by capacity over workers</h2>
  * All worker caches together hold at most a quarter of the descriptors: each holds up to
- * {@link #workerCacheLimit} = the largest power of two at most {@code min(32, queueCapacity / (4 x workers))}
- * (32 up to 32 workers with the default capacity of 4096; 16 at 64). Caches were all-or-nothing before: at 33
- * workers with the default capacity they switched off, and every descriptor then cost a CAS on the freelist head
- * to take and another to give back (issue 48's cliff). A smaller cache refills and spills in smaller batches: at
- * limit L a worker that only takes pays one CAS per L descriptors, one that only gives back one per L / 2, and
- * one that does both (a worker running its own submits) none at steady state. Below a limit of
+ * {@link #workerCacheLimit} = the largest power of two at most {@code min(64, queueCapacity / (4 x workerSlots))}
+ * (64 at every worker count with the default capacity, which grows with the workers: 4096 up to 16 workers,
+ * 16384 at 64; PoolConfig.Builder#queueCapacity; workerSlots counts LANE_EXTENSION's overflow workers too, so
+ * there the limit may be one step smaller, e.g. 32 at 32 workers + 16 overflow). Caches were all-or-nothing
+ * before: at 33 workers with 4096 descriptors they switched off, and every descriptor then cost a CAS on the
+ * freelist head to take and another to give back (issue 48's cliff). A smaller cache refills and spills in
+ * smaller batches: at limit L a worker that only takes pays one CAS per L descriptors, one that only gives back
+ * one per L / 2, and one that does both (a worker running its own submits) none at steady state. Below a limit of
  * {@link #MIN_WORKER_CACHE} the caches are not built.
  */
 final class Slots {
     /** Marks a submit that comes from no registered submitter. */
     static final int NO_SUBMITTER = -1;
-    /** Worker caches may hold at most 1/WORKER_CACHE_SHARE of the descriptors in all; so may submitter caches. */
+    /**
+     * Worker caches may hold at most 1/WORKER_CACHE_SHARE of the descriptors in all; so may submitter caches, and
+     * so may outside caches ("Shares of the table").
+     */
     private static final int WORKER_CACHE_SHARE = 4;
     /** Smallest worker cache worth building: spills of 4, refills of up to 8. */
     static final int MIN_WORKER_CACHE = 8;
@@ -86,6 +116,11 @@ final class Slots {
     private final DescCache[] workerCaches;
     /** One acquire-only descriptor cache per submitter slot (refills of {@link #submitterRefill}), or null. */
     private final DescCache[] submitterCaches;
+    /**
+     * One try-locked, acquire-only descriptor cache per outside admission stripe (refills of {@link #outsideRefill}),
+     * or null when {@code queueCapacity} is too small to spare them.
+     */
+    private final OutsideDescCaches outsideCaches;
 
     /**
      * White-box hook for tests in this package: runs on the cancelling thread right after it won a
@@ -106,7 +141,12 @@ final class Slots {
         int refill = submitterRefill(capacity);
         this.submitterCaches = refill >= 2
                 ? DescCache.allocateArray(memory, "submitter descriptor caches", table,
-                        SubmitterRegistry.MAX_SUBMITTERS, refill)
+                        SubmitterRegistry.MAX_SUBMITTERS, refill, submitterLimit(refill))
+                : null;
+        int outside = outsideRefill(capacity, PoolCounters.OUTSIDE_STRIPES);
+        this.outsideCaches = outside > 0
+                ? new OutsideDescCaches(memory, "outside descriptor caches", table, PoolCounters.OUTSIDE_STRIPES,
+                        outside)
                 : null;
         this.tasks = new Runnable[capacity];
         this.groups = new WaitGroup[capacity];
@@ -115,7 +155,7 @@ final class Slots {
 
     /**
      * Slots each worker cache may hold so that all of them hold at most a quarter of the table: the largest
-     * power of two at most {@code min(32, capacity / (4 x workerSlots))}, or 0 (no worker caches) below
+     * power of two at most {@code min(64, capacity / (4 x workerSlots))}, or 0 (no worker caches) below
      * {@link #MIN_WORKER_CACHE} (class comment, "Worker caches sized by capacity over workers").
      */
     static int workerCacheLimit(int capacity, int workerSlots) {
@@ -131,16 +171,101 @@ final class Slots {
         return Math.min(DescCache.Layout.CAPACITY, capacity / (WORKER_CACHE_SHARE * SubmitterRegistry.MAX_SUBMITTERS));
     }
 
+    /**
+     * Refill size of an outside stripe's cache, so that all {@code stripes} of them hold at most a quarter of the
+     * table: the largest power of two at most {@code min(64, capacity / (4 x stripes))}, or 0 (no outside caches)
+     * below {@link #MIN_WORKER_CACHE}. 64 with the default capacity at 64 workers (16384) on any machine; with 4096,
+     * 64 up to 16 stripes, 16 at 64.
+     */
+    static int outsideRefill(int capacity, int stripes) {
+        long share = (long) capacity / ((long) WORKER_CACHE_SHARE * stripes);
+        if (share < MIN_WORKER_CACHE) {
+            return 0;
+        }
+        return Integer.highestOneBit((int) Math.min(OutsideDescCaches.Layout.CAPACITY, share));
+    }
+
+    /**
+     * The limit of a submitter cache with refills of {@code refill} (at least 2): the smallest power of two that
+     * holds one refill, so each cache's stride is sized by what it can hold (a submitter never pushes, so it
+     * never spills).
+     */
+    static int submitterLimit(int refill) {
+        return Integer.highestOneBit(refill - 1) << 1;
+    }
+
     // ---- acquire and publish --------------------------------------------------------------------------
 
-    /** One descriptor for the caller: its own cache (worker, else registered submitter), else the freelist. */
+    /**
+     * One descriptor for the caller: its own cache (worker, else registered submitter), else its outside stripe's
+     * cache, else the freelist; -1 when none is free, and then only after hazard rule 5: the outside caches
+     * drained and the freelist tried once more (whoever the caller is: a worker or a submitter that finds nothing
+     * must not be refused while the outside stripes hold slots).
+     */
     int acquireFast(WorkerThread self, int submitter) {
+        int idx;
         if (self != null) {
             DescCache[] wc = workerCaches;
-            return wc != null ? wc[self.index].pop() : table.acquire();
+            idx = wc != null ? wc[self.index].pop() : table.acquire();
+        } else if (submitter != NO_SUBMITTER) {
+            DescCache[] sc = submitterCaches;
+            idx = sc != null ? sc[submitter].pop() : table.acquire();
+        } else {
+            idx = acquireOutside();
         }
-        DescCache[] sc = submitterCaches;
-        return submitter != NO_SUBMITTER && sc != null ? sc[submitter].pop() : table.acquire();
+        return idx >= 0 || outsideCaches == null ? idx : reclaimAndAcquire();
+    }
+
+    /** An unregistered outside thread's descriptor: its stripe's cache, else the freelist; -1: both empty. */
+    private int acquireOutside() {
+        OutsideDescCaches oc = outsideCaches;
+        if (oc == null) {
+            return table.acquire();
+        }
+        int idx = oc.pop(PoolCounters.outsideStripeOfCurrentThread());
+        // BUSY: another thread of our stripe holds its cache; never wait for it: the freelist, as before caches
+        return idx != OutsideDescCaches.BUSY ? idx : table.acquire();
+    }
+
+    /**
+     * A space waiter's acquire, and its retry after each wake: the freelist, else (hazard rule 5) the outside
+     * caches drained and the freelist once more; -1 when none is free.
+     */
+    int acquireOrReclaim() {
+        int idx = table.acquire();
+        return idx >= 0 || outsideCaches == null ? idx : reclaimAndAcquire();
+    }
+
+    /** Hazard rule 5: drains every outside cache it can try-lock, then tries the freelist once more. */
+    private int reclaimAndAcquire() {
+        drainOutsideCaches();
+        return table.acquire();
+    }
+
+    /**
+     * The space waiters' condition (hazard rule 5): true when the freelist looks non-empty, or once the outside
+     * caches that look non-empty have been drained into it. Volatile load of the head first, so a waiter with slots
+     * on the freelist reads no stripe.
+     */
+    boolean freeOrReclaimed() {
+        return table.hasFree() || (outsideCaches != null && drainOutsideCaches() > 0);
+    }
+
+    /**
+     * Drains every outside stripe's cache whose lock is free back to the freelist (one CAS each), and signals the
+     * space waiters if it moved any; returns how many slots it moved. Any thread may call it.
+     */
+    int drainOutsideCaches() {
+        OutsideDescCaches oc = outsideCaches;
+        if (oc == null) {
+            return 0;
+        }
+        int moved = oc.drainAll();
+        // volatile load of the waiter mask (as releaseSlot's): slots moved to the freelist for whoever waits
+        if (moved > 0 && space.hasWaiters()) {
+            space.signalAll();
+        }
+        return moved;
     }
 
     /**
@@ -267,6 +392,37 @@ final class Slots {
                 LockSupport.parkNanos(this, PURGE_POLL_NANOS);
             }
         }
+    }
+
+    /**
+     * purgeWorkerCaches, outside part (hazard rule 4): drains every outside stripe's cache, waiting for a stripe
+     * whose lock an outside thread holds right now; {@link dev.threadpool.PoolBusyException} after
+     * {@link #PURGE_WAIT_NANOS} (a stripe still busy: somebody keeps submitting).
+     */
+    void awaitOutsideCachesDrained() {
+        OutsideDescCaches oc = outsideCaches;
+        if (oc == null) {
+            return;
+        }
+        long deadline = System.nanoTime() + PURGE_WAIT_NANOS;
+        for (int i = 0; i < oc.stripes(); i++) {
+            while (oc.drain(i) == OutsideDescCaches.BUSY) {
+                if (System.nanoTime() - deadline > 0) {
+                    throw new dev.threadpool.PoolBusyException("purgeWorkerCaches(): outside stripe " + i
+                            + "'s descriptor cache is still in use after " + PURGE_WAIT_NANOS / 1_000_000
+                            + " ms; is work still being submitted?");
+                }
+                LockSupport.parkNanos(this, PURGE_POLL_NANOS);
+            }
+        }
+        if (space.hasWaiters()) {
+            space.signalAll(); // volatile load of the waiter mask, as in drainOutsideCaches
+        }
+    }
+
+    /** The outside caches (tests in this package), or null when the pool has none. */
+    OutsideDescCaches outsideCachesForTest() {
+        return outsideCaches;
     }
 
     // ---- per-slot signals (awaiters) -------------------------------------------------------------------

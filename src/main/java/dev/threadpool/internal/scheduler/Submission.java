@@ -19,7 +19,8 @@ import java.util.function.BooleanSupplier;
  *        closed: refused; full: per WaitMode wait, parked, until the ring has drained to half
  *        ({@link #awaitCarriedRoom}) and try again, or refuse; signal
  *   1. admission check        Lifecycle.checkAccepting (a volatile load; refused once shutdown began)
- *   2. descriptor             Slots.acquireFast: worker cache | submitter cache | freelist
+ *   2. descriptor             Slots.acquireFast: worker cache | submitter cache | outside stripe's cache
+ *                             (try-locked; held: freelist) | freelist; none: drain the outside caches, retry
  *        none free:           per WaitMode: NO_WAIT false | UNTIL_DEADLINE wait (SpaceWaiters)
  *                             | UNBOUNDED wait, or on a worker run it inline (caller-runs, bounded nesting)
  *   3. accept                 accept: a worker's CAS on its own ADMITTED word, a registered submitter's on
@@ -85,7 +86,7 @@ final class Submission {
         this.capacity = capacity;
         this.carries = scheduler.carriesTasks();
         this.submitterQueues = scheduler.hasSubmitterQueues();
-        this.descriptorFree = table::hasFree;
+        this.descriptorFree = slots::freeOrReclaimed; // the freelist, or the outside caches drained into it
         this.carriedLowWater = scheduler::carriedLowWater;
         this.admissionClosed = counters::admissionClosed;
     }
@@ -418,10 +419,13 @@ final class Submission {
 
     // ---- descriptors when none is free --------------------------------------------------------------------
 
-    /** Waits for a free descriptor; -1 on deadline; throws once shutdown closes admission. */
+    /**
+     * Waits for a free descriptor; -1 on deadline; throws once shutdown closes admission. Each try drains the
+     * outside stripes' caches when the freelist is empty (Slots, hazard rule 5), and so does the wait's condition.
+     */
     private int acquireWaiting(long deadline) {
         for (;;) {
-            int idx = table.acquire();
+            int idx = slots.acquireOrReclaim();
             if (idx >= 0) {
                 return idx;
             }

@@ -139,6 +139,11 @@ public final class CountingMem {
     public static int getIntAcquire(MemorySegment s, long off) { read(at(s, off)); return Mem.getIntAcquire(s, off); }
     public static void setIntRelease(MemorySegment s, long off, int v) { store(at(s, off)); Mem.setIntRelease(s, off, v); }
 
+    public static boolean casInt(MemorySegment s, long off, int expect, int update) {
+        rmw(at(s, off));
+        return Mem.casInt(s, off, expect, update);
+    }
+
     // ---- fences (VarHandle's static methods) ----------------------------------------------------------
     public static void fullFence() { Recorder.fence(true); VarHandle.fullFence(); }
     public static void acquireFence() { Recorder.fence(false); VarHandle.acquireFence(); }

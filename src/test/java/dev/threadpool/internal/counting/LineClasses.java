@@ -18,7 +18,8 @@ import java.util.regex.Pattern;
  *       cells, a descriptor cache). Checked empirically: {@code SharedWriteBudgetTest} fails when a flood shows a
  *       second writer.</li>
  *   <li>{@link LineClass#FEW}: a bounded party per line: a worker and the thieves of its queue, a descriptor's
- *       submitter and its runner, a carried stripe's submitters, an outside admission stripe's threads.</li>
+ *       submitter and its runner, a carried stripe's submitters, an outside admission stripe's threads (its admission word, its descriptor
+ *       cache).</li>
  *   <li>{@link LineClass#ALL}: any worker of the pool may write it on a hot path: pool-wide counters, the idle
  *       mask, SEARCHING, the freelist head, the inject ring. A write here per task is what stops a pool scaling.</li>
  * </ul>
@@ -105,7 +106,12 @@ public final class LineClasses {
                     ? v(LineClass.ALL, "WAITERS", "JoinDeques: every owner waiting with nothing to help, getAndAdd")
                     : v(LineClass.FEW, "frame words", "JoinDeques: the owner offers, the thief of the half completes")),
             row("(worker|submitter) descriptor caches", LineClass.OWNER, "cache",
-                    "DescCache: one 256-byte stride per worker or submitter, touched by its owner only"),
+                    "DescCache: one stride per worker or submitter (384 bytes for 64 slots, less for smaller limits),"
+                            + " touched by its owner only"),
+            row("outside descriptor caches", LineClass.FEW, "stripe cache",
+                    "OutsideDescCaches: the outside threads (neither workers nor registered submitters) whose thread id"
+                            + " hashes to the stripe take its try-lock (CAS) and pop under it; a thread whose acquire"
+                            + " found no slot, a space waiter's poll and the shutdown drain it (rare)"),
             row("submitter mask", LineClass.ALL, "SUBMITTER_MASK", "SubmitterRegistry: any registering thread"),
             row("queue depth peaks", LineClass.ALL, "PEAK", "QueueDepthGauge: any sampling producer"),
             row("worker times", LineClass.FEW, "worker block",

@@ -151,8 +151,8 @@ class SharedWriteBudgetTest {
 
     /**
      * Admission: an unregistered outside thread's task with a descriptor costs no write on SUBMITTED (it accepts on
-     * its outside stripe: one CAS there, exact but for a failed CAS retried now and then, so within 1/32) and its
-     * descriptor pop from the freelist (it has no cache); a worker's own submit costs none on SUBMITTED (it accepts
+     * its outside stripe: one CAS there, exact but for a failed CAS retried now and then, so within 1/32) and a
+     * fraction on the freelist (its stripe cache's refills, the runners' spills and flushes); a worker's own submit costs none on SUBMITTED (it accepts
      * on its own ADMITTED word) and a fraction on the freelist (its cache's refills and spills).
      */
     @Test
@@ -166,8 +166,10 @@ class SharedWriteBudgetTest {
                 double stripe = s.perTask(s.outsideStripeRmws());
                 assertTrue(stripe >= 1 && stripe <= 1 + 1.0 / 32, s.path() + " " + s.variant()
                         + " outside stripe RMW " + stripe + ": one accept CAS a task");
-                // the pop is every task's; the runners' spills come on top, the window's edges cut one off now and then
-                assertTrue(freelist >= 1 - 1.0 / 32 && freelist <= 2 + 1.0 / 8, s.path() + " " + s.variant()
+                // the submitter's pops come from its outside stripe's cache (OutsideDescCaches: one refill CAS per
+                // 64 with the default capacity at 64 workers); the runners' spills (one per 32 releases) and their
+                // flushes before they park come on top, and those depend on how often 64 workers on 2 CPUs park
+                assertTrue(freelist > 0 && freelist <= 2 + 1.0 / 8, s.path() + " " + s.variant()
                         + " freelist " + freelist);
             }
             if (s.path() == Path.WORKER_SUBMIT || s.path() == Path.WORKER_GROUP) {

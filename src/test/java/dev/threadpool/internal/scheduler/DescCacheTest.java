@@ -40,18 +40,18 @@ class DescCacheTest {
     }
 
     @Test
-    void refillTakesUpTo32InFreelistOrder() {
-        DescriptorTable t = table(100);
+    void refillTakesUpTo64InFreelistOrder() {
+        DescriptorTable t = table(200);
         DescCache c = new DescCache(mem, "cache", t);
         assertEquals(0, c.count());
-        for (int i = 0; i < 32; i++) {
+        for (int i = 0; i < 64; i++) {
             assertEquals(i, c.pop(), "the cache pops in the order the freelist would have");
-            assertEquals(31 - i, c.count());
+            assertEquals(63 - i, c.count());
         }
-        assertEquals(32, t.acquire(), "the freelist resumes after the batch");
-        assertEquals(33, c.pop());
-        assertEquals(31, c.count());
-        assertEquals(100 - 34, t.countFree());
+        assertEquals(64, t.acquire(), "the freelist resumes after the batch");
+        assertEquals(65, c.pop());
+        assertEquals(63, c.count());
+        assertEquals(200 - 66, t.countFree());
     }
 
     @Test
@@ -100,27 +100,27 @@ class DescCacheTest {
 
     @Test
     void fullCacheSpillsItsOldestHalf() {
-        DescriptorTable t = table(64);
+        DescriptorTable t = table(128);
         DescCache c = new DescCache(mem, "cache", t);
         List<Integer> held = new ArrayList<>();
-        for (int i = 0; i < 33; i++) held.add(c.pop()); // 0..31 from the first refill, 32 from the second
-        assertEquals(31, c.count());
+        for (int i = 0; i < 65; i++) held.add(c.pop()); // 0..63 from the first refill, 64 from the second
+        assertEquals(63, c.count());
         c.drainAll();
-        assertEquals(64 - 33, t.countFree());
-        for (int i = 0; i < 32; i++) {
+        assertEquals(128 - 65, t.countFree());
+        for (int i = 0; i < 64; i++) {
             t.freeReserved(held.get(i));
             c.push(held.get(i));
         }
-        assertEquals(32, c.count());
+        assertEquals(64, c.count());
         int before = t.countFree();
-        t.freeReserved(held.get(32));
-        c.push(held.get(32));
-        assertEquals(17, c.count(), "16 kept + the one pushed");
+        t.freeReserved(held.get(64));
+        c.push(held.get(64));
+        assertEquals(33, c.count(), "32 kept + the one pushed");
         assertEquals(before + 1, t.countFree(), "spilling moves slots, it does not free or lose any");
-        // the 16 oldest pushes (0..15) went back to the freelist with one CAS, 15 on top
-        for (int i = 15; i >= 0; i--) assertEquals(held.get(i), t.acquire());
-        // the cache keeps 16..31 and 32, newest on top
-        for (int i = 32; i >= 16; i--) assertEquals(held.get(i), c.pop());
+        // the 32 oldest pushes (0..31) went back to the freelist with one CAS, 31 on top
+        for (int i = 31; i >= 0; i--) assertEquals(held.get(i), t.acquire());
+        // the cache keeps 32..63 and 64, newest on top
+        for (int i = 64; i >= 32; i--) assertEquals(held.get(i), c.pop());
     }
 
     @Test
@@ -153,8 +153,8 @@ class DescCacheTest {
         DescriptorTable t = table(64);
         IllegalArgumentException notPow2 = assertThrows(IllegalArgumentException.class,
                 () -> DescCache.allocateArray(mem, "bad", t, 1, 4, 12));
-        assertEquals("limit must be a power of two in [2, 32]: limit=12", notPow2.getMessage());
-        assertThrows(IllegalArgumentException.class, () -> DescCache.allocateArray(mem, "bad", t, 1, 4, 64));
+        assertEquals("limit must be a power of two in [2, 64]: limit=12", notPow2.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> DescCache.allocateArray(mem, "bad", t, 1, 4, 128));
         IllegalArgumentException refill = assertThrows(IllegalArgumentException.class,
                 () -> DescCache.allocateArray(mem, "bad", t, 1, 16, 8));
         assertEquals("refillMax must be in [1, limit=8]: refillMax=16", refill.getMessage());
@@ -163,10 +163,13 @@ class DescCacheTest {
     /** Issue 48's cliff: worker caches shrink with capacity over workers instead of switching off at 33. */
     @Test
     void workerCachesShrinkWithCapacityOverWorkersWithoutACliff() {
-        assertEquals(32, Slots.workerCacheLimit(4096, 2));
+        assertEquals(64, Slots.workerCacheLimit(4096, 2));
+        assertEquals(64, Slots.workerCacheLimit(4096, 16));
+        assertEquals(32, Slots.workerCacheLimit(4096, 17), "4096 past 16 workers: one step smaller");
         assertEquals(32, Slots.workerCacheLimit(4096, 32));
         assertEquals(16, Slots.workerCacheLimit(4096, 33), "no cliff at 33 workers");
         assertEquals(16, Slots.workerCacheLimit(4096, 64));
+        assertEquals(64, Slots.workerCacheLimit(16384, 64), "the default capacity at 64 workers: full caches");
         assertEquals(8, Slots.workerCacheLimit(4096, 128));
         assertEquals(0, Slots.workerCacheLimit(4096, 129), "below 8 a slot each is not worth a cache");
         assertEquals(8, Slots.workerCacheLimit(64, 2));
@@ -246,7 +249,15 @@ class DescCacheTest {
         assertEquals(DescCache.Layout.STRIDE, mem.memoryMap().getLast().usableBytes());
         DescCache.allocateArray(mem, "caches", t, 5);
         assertEquals(DescCache.Layout.STRIDE * 5, mem.memoryMap().getLast().usableBytes());
-        assertEquals(256, DescCache.Layout.STRIDE);
+        assertEquals(384, DescCache.Layout.STRIDE, "8 + 4 x 64 bytes, padded to three PAD units");
+        DescCache.allocateArray(mem, "caches of 32", t, 3, 32, 32);
+        assertEquals(256 * 3, mem.memoryMap().getLast().usableBytes(), "a stride sized by the limit");
+        DescCache.allocateArray(mem, "caches of 16", t, 3, 16, 16);
+        assertEquals(128 * 3, mem.memoryMap().getLast().usableBytes());
+        assertEquals(16, Slots.submitterLimit(16));
+        assertEquals(4, Slots.submitterLimit(3));
+        assertEquals(2, Slots.submitterLimit(2));
+        assertEquals(64, Slots.submitterLimit(64));
     }
 
     /**
