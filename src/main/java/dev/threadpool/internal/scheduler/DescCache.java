@@ -22,16 +22,19 @@ import java.lang.foreign.MemorySegment;
  *               idx = slots[--count]; reserve(idx)            (FREE -> gen + 1, RESERVED, as acquire();
  *                                                              a used-up slot is retired: drop it, pop again)
  *   push(idx):  idx FREE and owned by the caller
- *               full (limit, 64 unless sized smaller)? spill: releaseBatch(oldest half) with ONE CAS, keep
- *               the newest half
+ *               full (limit, 64 unless sized smaller)? spill: releaseBatch(oldest three quarters) with ONE
+ *               CAS, keep the newest quarter (at least one)
  *               slots[count++] = idx
  *   drainAll(): releaseBatch(all) with ONE CAS; count = 0
  * </pre>
- * Spilling half rather than all (or one) gives hysteresis: after a spill the cache can absorb limit / 2 releases
- * and serve limit / 2 acquires before it touches the freelist again, so an owner that alternates around the
- * boundary does not pay a shared CAS per operation. The oldest half is spilled because the newest slots are
- * the ones still in this core's cache. Refill reverses the batch, so the cache pops slots in the same order
- * the freelist would have.
+ * Spilling three quarters rather than all (or one) gives hysteresis: after a spill the cache can absorb
+ * 3 x limit / 4 releases and serve limit / 4 acquires before it touches the freelist again, so an owner that
+ * alternates around the boundary does not pay a shared CAS per operation. Three quarters rather than half
+ * because the owner that fills its cache is one that gives back more than it takes (a worker running tasks
+ * submitted from outside): it spills again after 3 x limit / 4 more releases, so each spill's CAS is shared by
+ * that many, 48 at the full 64 (issue 48: 1/48 of a freelist CAS per task released; half was 1/32). The oldest
+ * slots are spilled because the newest are the ones still in this core's cache. Refill reverses the batch, so
+ * the cache pops slots in the same order the freelist would have.
  *
  * <h2>Batch freelist: walk-then-CAS on the existing tagged Treiber stack</h2>
  * The refill must be one atomic operation and O(64), and the single-slot {@code acquire()}/{@code push()}
@@ -79,8 +82,8 @@ import java.lang.foreign.MemorySegment;
  * </pre>
  * Several caches may share one block ({@link #allocateArray}), each at a multiple of {@link Layout#stride}
  * of their limit; a cache of its own takes {@link Layout#STRIDE}, the stride of a full one. Issue 48 raised
- * CAPACITY from 32 to 64: at 64 workers with the default capacity (16384 there) a worker cache of 64 spills 32
- * with one CAS, 1/32 of a freelist CAS per task released, where the 16-slot caches of 4096 descriptors
+ * CAPACITY from 32 to 64: at 64 workers with the default capacity (16384 there) a worker cache of 64 spills 48
+ * with one CAS, 1/48 of a freelist CAS per task released, where the 16-slot caches of 4096 descriptors
  * spilled 8 (1/8).
  */
 public final class DescCache {
@@ -110,7 +113,10 @@ public final class DescCache {
     private final MemorySegment seg;
     /** Most slots one refill takes from the freelist, in [1, limit]. */
     private final int refillMax;
-    /** Most slots this cache holds, a power of two in [2, CAPACITY]: a push that finds it full spills half. */
+    /**
+     * Most slots this cache holds, a power of two in [2, CAPACITY]: a push that finds it full spills all but
+     * the newest quarter ({@link #keptAfterSpill}).
+     */
     private final int limit;
 
     private DescCache(DescriptorTable table, MemorySegment seg, int refillMax, int limit) {
@@ -141,8 +147,8 @@ public final class DescCache {
 
     /**
      * As {@link #allocateArray(PoolMemory, String, DescriptorTable, int, int)}, each cache holding at most
-     * {@code limit} slots (a power of two in [2, {@link Layout#CAPACITY}]; a full one spills {@code limit / 2}):
-     * smaller caches for many owners of a small table (Slots, "worker caches sized by capacity over workers").
+     * {@code limit} slots (a power of two in [2, {@link Layout#CAPACITY}]; a full one spills all but
+     * {@code limit / 4}): smaller caches for many owners of a small table (Slots, "worker caches sized by capacity over workers").
      */
     public static DescCache[] allocateArray(PoolMemory memory, String purpose, DescriptorTable table, int count,
             int refillMax, int limit) {
@@ -223,7 +229,8 @@ public final class DescCache {
 
     /**
      * Caches a slot that is FREE and owned by the caller (after {@code freeReserved}, or a won
-     * {@code tryReleaseWaitable}). When the cache is full the oldest half goes back to the freelist first.
+     * {@code tryReleaseWaitable}). When the cache is full its oldest three quarters go back to the freelist first
+     * (one CAS), the newest quarter stays.
      *
      * @throws IllegalStateException if the slot is not FREE
      */
@@ -237,13 +244,18 @@ public final class DescCache {
         int n = Mem.getIntPlain(s, Layout.COUNT_OFFSET);
         final int full = limit;
         if (n == full) {
-            final int spill = full >>> 1;
-            table.releaseBatch(s, Layout.SLOTS_OFFSET, spill); // one CAS for the oldest half
+            final int spill = full - keptAfterSpill(full);
+            table.releaseBatch(s, Layout.SLOTS_OFFSET, spill); // one CAS for the oldest three quarters
             MemorySegment.copy(s, Layout.slot(spill), s, Layout.SLOTS_OFFSET, Layout.SLOT_LENGTH * (full - spill));
             n = full - spill;
         }
         Mem.setIntPlain(s, Layout.slot(n), idx);
         Mem.setIntPlain(s, Layout.COUNT_OFFSET, n + 1);
+    }
+
+    /** Slots a full cache of {@code limit} keeps when it spills: the newest quarter, at least one. */
+    static int keptAfterSpill(int limit) {
+        return Math.max(1, limit >>> 2);
     }
 
     /** Returns every cached slot to the freelist with one CAS; afterwards {@link #count()} is 0. */

@@ -336,7 +336,7 @@ final class Slots {
             if (!freed) {
                 table.finishDetachedHeld(idx, failed);
             }
-            wc[self.index].push(idx); // plain: our own cache; a full one spills its oldest half with one CAS
+            wc[self.index].push(idx); // plain: our own cache; a full one spills its oldest three quarters with one CAS
             return;
         }
         if (freed) {

@@ -115,12 +115,12 @@ class DescCacheTest {
         int before = t.countFree();
         t.freeReserved(held.get(64));
         c.push(held.get(64));
-        assertEquals(33, c.count(), "32 kept + the one pushed");
+        assertEquals(17, c.count(), "16 kept (a quarter) + the one pushed");
         assertEquals(before + 1, t.countFree(), "spilling moves slots, it does not free or lose any");
-        // the 32 oldest pushes (0..31) went back to the freelist with one CAS, 31 on top
-        for (int i = 31; i >= 0; i--) assertEquals(held.get(i), t.acquire());
-        // the cache keeps 32..63 and 64, newest on top
-        for (int i = 64; i >= 32; i--) assertEquals(held.get(i), c.pop());
+        // the 48 oldest pushes (0..47) went back to the freelist with one CAS, 47 on top
+        for (int i = 47; i >= 0; i--) assertEquals(held.get(i), t.acquire());
+        // the cache keeps 48..63 and 64, newest on top
+        for (int i = 64; i >= 48; i--) assertEquals(held.get(i), c.pop());
     }
 
     @Test
@@ -142,10 +142,10 @@ class DescCacheTest {
         int before = t.countFree();
         t.freeReserved(held.get(8));
         c.push(held.get(8));
-        assertEquals(5, c.count(), "a full cache of 8 spills its oldest 4, keeps 4, then takes the one pushed");
+        assertEquals(3, c.count(), "a full cache of 8 spills its oldest 6, keeps 2, then takes the one pushed");
         assertEquals(before + 1, t.countFree(), "spilling moves slots, it does not free or lose any");
-        for (int i = 3; i >= 0; i--) assertEquals(held.get(i), t.acquire(), "the oldest half, with one CAS");
-        for (int i = 8; i >= 4; i--) assertEquals(held.get(i), c.pop());
+        for (int i = 5; i >= 0; i--) assertEquals(held.get(i), t.acquire(), "the oldest three quarters, one CAS");
+        for (int i = 8; i >= 6; i--) assertEquals(held.get(i), c.pop());
     }
 
     @Test
