@@ -463,4 +463,9 @@ final class Joining {
     boolean wantedForTest() {
         return wanted();
     }
+
+    /** Whether a stealer is parked now (its idle bit set): a volatile load of the idle mask. */
+    boolean stealerParkedForTest() {
+        return (parking.idleMask() & stealers) != 0;
+    }
 }
