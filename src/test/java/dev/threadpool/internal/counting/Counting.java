@@ -52,7 +52,7 @@ public final class Counting {
             case OUTSIDE_DETACHED, OUTSIDE_DESCRIPTOR, OUTSIDE_GROUP -> 2048;
             case OUTSIDE_DETACHED_BUSY, OUTSIDE_DESCRIPTOR_BUSY -> 2048;
             case WORKER_SUBMIT, WORKER_GROUP, JOIN_OFFERED, JOIN_DEEP -> 4096;
-            case WORKER_SUBMIT_BUSY -> 4096;
+            case WORKER_SUBMIT_BUSY, WORKER_GROUP_BUSY -> 4096;
             case STEAL -> 512;
             case JOIN_STOLEN -> 32;
             case PARK_WAKE -> 32;

@@ -34,7 +34,10 @@ public final class ScalingTable {
                 continue;
             }
             String v = Summary.format(b.value().applyAsDouble(s));
-            if (!b.meetsTarget(s)) {
+            if (!Double.isNaN(b.target()) && !b.targetApplies(s)) {
+                cells.add(b.metric() + " " + v + " pinned at " + Summary.format(b.ceilingFor(s))
+                        + " (its one ring, by design: no target)");
+            } else if (!b.meetsTarget(s)) {
                 cells.add("**over budget**: " + b.metric() + " " + v + ", target " + b.targetText() + " (issue 48)");
             } else if (!Double.isNaN(b.target())) {
                 cells.add(b.metric() + " " + v + " within " + b.targetText());
@@ -53,7 +56,7 @@ public final class ScalingTable {
         sb.append("The same scenarios and budgets are checked by `SharedWriteBudgetTest` in `mvn verify`.\n\n");
         sb.append(Files.readString(Paths.get("src/test/resources/dev/threadpool/internal/counting/scaling-method.md"),
                 StandardCharsets.UTF_8));
-        sb.append("\n## The table (maxThreads(64), default queueCapacity 4096, counts per task)\n\n");
+        sb.append("\n## The table (maxThreads(64), the default queueCapacity: 16384 at 64 workers; counts per task)\n\n");
         sb.append("| path | variant | all-shared stores | all-shared RMW | of which outside wakes | few-line writes"
                 + " | owner-only writes"
                 + " | full fences | acq/rel fences | heap RMW | SUBMITTED RMW (all threads) | freelist RMW (all threads)"

@@ -58,7 +58,8 @@ public final class CountingScenarios implements Scenarios {
                 case OUTSIDE_GROUP -> outside(core, tasks, true);
                 case OUTSIDE_DETACHED_BUSY, OUTSIDE_DESCRIPTOR_BUSY -> outsideBusy(core, tasks, workers);
                 case WORKER_SUBMIT -> chain(core, tasks, false);
-                case WORKER_SUBMIT_BUSY -> chainsBusy(core, tasks, workers);
+                case WORKER_SUBMIT_BUSY -> chainsBusy(core, tasks, workers, false);
+                case WORKER_GROUP_BUSY -> chainsBusy(core, tasks, workers, true);
                 case WORKER_GROUP -> chain(core, tasks, true);
                 case STEAL -> steal(core, tasks);
                 case JOIN_OFFERED -> join(core, tasks, 0);
@@ -219,13 +220,20 @@ public final class CountingScenarios implements Scenarios {
         private final AtomicLong links = new AtomicLong();
         private final CountDownLatch ended;
         private final Link[] chains;
+        /** The group every link is submitted with (added at the submit, done when the link has run), or null. */
+        private final WaitGroup group;
         private volatile boolean stop;
         /** Threads that ran a link while {@link #collect} is set. */
         private final Set<Thread> threads = ConcurrentHashMap.newKeySet();
         private volatile boolean collect;
 
         BusyChains(PoolCore core, int workers) {
+            this(core, workers, null);
+        }
+
+        BusyChains(PoolCore core, int workers, WaitGroup group) {
             this.core = core;
+            this.group = group;
             this.ended = new CountDownLatch(workers);
             this.chains = new Link[workers];
         }
@@ -245,7 +253,7 @@ public final class CountingScenarios implements Scenarios {
                     threads.add(t);
                 }
                 links.incrementAndGet();
-                core.submit(this, 0, null, WaitMode.UNBOUNDED, Long.MAX_VALUE);
+                core.submit(this, 0, group, WaitMode.UNBOUNDED, Long.MAX_VALUE);
             }
         }
 
@@ -295,8 +303,8 @@ public final class CountingScenarios implements Scenarios {
         }
     }
 
-    private static Run chainsBusy(PoolCore core, int tasks, int workers) throws Exception {
-        BusyChains busy = new BusyChains(core, workers);
+    private static Run chainsBusy(PoolCore core, int tasks, int workers, boolean withGroup) throws Exception {
+        BusyChains busy = new BusyChains(core, workers, withGroup ? new WaitGroup() : null);
         int distinct = busy.start();
         try {
             busy.collect(true);
