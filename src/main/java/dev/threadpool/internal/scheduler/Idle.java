@@ -26,8 +26,7 @@ import dev.threadpool.internal.stats.WorkerTimes;
  *   park:        pendingPush(i) ? park at most PENDING_PARK_NANOS
  *                : scratch buffer held and scratchIdlePurge set ? timed park, then purge it
  *                : park until woken
- *   wake:        retract(i) false = a waker claimed our bit (WAKEUPS) and counted us as searching: the search
- *                ends at once (searching(i, false)), before any look; true = timeout or spurious
+ *   wake:        retract(i) false = a waker claimed our bit (WAKEUPS); true = timeout or spurious
  * </pre>
  *
  * <h2>Why the order matters</h2>
@@ -189,7 +188,7 @@ final class Idle {
         announce(self);
         // step 2: seq_cst loads of every queue this worker can take from (published entries) and of the stop flag
         if (scheduler.hasWork(i) || lifecycle.stopRequested()) {
-            retract(i);
+            parking.retract(i);
             if (spellStart != 0) {
                 self.shortSpell = true; // found on the re-check: a short spell
             }
@@ -212,7 +211,7 @@ final class Idle {
         } else {
             parking.park();
         }
-        boolean stillAnnounced = retract(i);
+        boolean stillAnnounced = parking.retract(i);
         final long now = clockAfterPark(self); // the idle clock restarts here: a park is not looks
         // the waker's stamp (ParkingLot.wakeOne, just before its unpark), taken once: the window's spell length
         // and the FULL wake histogram. 0: no deliberate wake, or its stamp is not written yet (then it is left
@@ -240,19 +239,6 @@ final class Idle {
             }
         }
         return !lifecycle.stopRequested();
-    }
-
-    /**
-     * Withdraws worker {@code i}'s announcement (ParkingLot.retract); true if it was still set. False: a waker
-     * cleared it and counted us as searching (ParkingLot, "A woken worker is searching from its wake"), so the
-     * search ends here, before we look for work: getAndAdd -1 (seq_cst), which every later look follows.
-     */
-    boolean retract(int i) {
-        if (parking.retract(i)) {
-            return true;
-        }
-        scheduler.searching(i, false);
-        return false;
     }
 
     /** Whether a pool built from {@code config} has idle windows (PARK with a non-zero idleWindow). */

@@ -90,7 +90,7 @@ final class OverflowWorker {
         idle.announce(self); // its cache back, step 1 of the handshake, then the end of the search
         for (;;) {
             if (scheduler.hasWork(i) || lifecycle.stopRequested()) { // step 2
-                idle.retract(i); // a waker's count of us as searching ends here (Idle.retract)
+                parking.retract(i);
                 return !lifecycle.stopRequested();
             }
             // a claimed, unpublished ring cell: park, bounded (as in Idle.idle)
@@ -102,7 +102,7 @@ final class OverflowWorker {
                 parking.parkNanos(pending ? Math.min(left, Scheduler.PENDING_PARK_NANOS) : left);
             }
             final long now = Idle.clockAfterPark(self); // the idle clock restarts: a park is not looks
-            if (!idle.retract(i)) { // woken: the waker's count of us as searching ended there
+            if (!parking.retract(i)) {
                 counters.increment(i, PoolCounters.WAKEUPS); // a waker chose this worker: it must look
                 return !lifecycle.stopRequested();
             }

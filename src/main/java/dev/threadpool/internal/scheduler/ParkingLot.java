@@ -36,15 +36,6 @@ import java.util.concurrent.locks.LockSupport;
  * removed the bit, so one waker wakes one worker. A worker that returns from {@code park} clears its own
  * bit; if it was already clear, somebody woke it on purpose (counted as a wakeup), otherwise it was a
  * spurious return.
- *
- * <h2>A woken worker is searching from its wake</h2>
- * Every clear of a worker's bit by another thread (wakeOne, wakeOneOf, wakeAll) also counts the woken worker
- * as searching ({@link WakeCoalescer#countWoken}, after the clear, before the unpark), and the worker, finding
- * its bit cleared by someone else ({@link #retract} false), ends that search with {@code endSearch} as soon as
- * it runs, before it looks for work. So a submit that comes while the woken worker is still on its way (the
- * unpark's syscall, the scheduler, a halted vCPU's resume: microseconds to a hundred) coalesces on it
- * instead of waking yet another worker, as Tokio's unpark counts the worker it wakes as searching. Why that is
- * safe is WakeCoalescer's "Why no submit is lost" with one more kind of counted searcher (see there).
  */
 public final class ParkingLot {
 
@@ -83,12 +74,6 @@ public final class ParkingLot {
     private final WorkSummary work;
     /** Where a waker stamps the unpark for the wake-latency histogram; null unless TimestampMode.FULL. */
     private dev.threadpool.internal.stats.WorkerTimes wakeStamps;
-    /**
-     * Counts each woken worker as searching (class comment, "A woken worker is searching from its wake"); set by
-     * the coalescer's constructor, before any worker starts (published by Thread.start). Null only for a lot
-     * that no scheduler uses (unit tests of the handshake alone).
-     */
-    private WakeCoalescer searching;
 
     public ParkingLot(PoolMemory memory, int workers) {
         this.seg = memory.allocate("idle mask", Layout.LENGTH);
@@ -118,11 +103,6 @@ public final class ParkingLot {
         this.wakeStamps = times;
     }
 
-    /** Makes every wake count its worker as searching in {@code coalescer} (its constructor calls this). */
-    void countWakesIn(WakeCoalescer coalescer) {
-        this.searching = coalescer;
-    }
-
     /**
      * Registers the thread of a worker slot that is (re)used after the pool started (LANE_EXTENSION's
      * overflow workers). A waker reads {@code threads[i]} only after a volatile load of the idle mask saw
@@ -143,8 +123,7 @@ public final class ParkingLot {
 
     /**
      * Withdraws worker {@code i}'s announcement; returns true if the bit was still set (nobody woke it), false
-     * if a waker had already cleared it (this worker was chosen and should count a wakeup; its waker counted it
-     * as searching, so the caller ends that search: class comment).
+     * if a waker had already cleared it (this worker was chosen and should count a wakeup).
      */
     public boolean retract(int i) {
         long bit = 1L << i;
@@ -202,7 +181,6 @@ public final class ParkingLot {
             if ((prev & bit) != 0) {
                 // opaque: the hint is only a heuristic; races on it are harmless.
                 Mem.setLongOpaque(s, Layout.WAKE_HINT_OFFSET, i + 1);
-                countWoken(1);
                 dev.threadpool.internal.stats.WorkerTimes stamps = wakeStamps;
                 if (stamps != null) {
                     stamps.stampWake(i, System.nanoTime()); // release; the worker takes it after park returns
@@ -230,7 +208,6 @@ public final class ParkingLot {
             long bit = 1L << i;
             long prev = Mem.getAndAndLong(s, Layout.IDLE_MASK_OFFSET, ~bit); // one waker per bit, as in wakeOne
             if ((prev & bit) != 0) {
-                countWoken(1);
                 LockSupport.unpark(threads[i]);
                 return i;
             }
@@ -239,23 +216,9 @@ public final class ParkingLot {
         return -1;
     }
 
-    /**
-     * Counts {@code n} workers whose bits the caller just cleared as searching, before their unpark: each of them
-     * finds its bit cleared ({@link #retract} false) and ends the search when it runs. After the clear, so the
-     * count never stands for a worker nobody woke; a woken worker that runs first takes the count below its true
-     * value for a moment, which only makes a submitter wake where it could have coalesced.
-     */
-    private void countWoken(int n) {
-        WakeCoalescer c = searching;
-        if (c != null && n != 0) {
-            c.countWoken(n);
-        }
-    }
-
     /** Wakes every worker whether or not it announced (shutdown: each re-checks its stop condition). */
     public void wakeAll() {
-        long prev = Mem.getAndAndLong(seg, Layout.IDLE_MASK_OFFSET, 0L);
-        countWoken(Long.bitCount(prev)); // each worker whose bit this cleared ends a search when it runs
+        Mem.getAndAndLong(seg, Layout.IDLE_MASK_OFFSET, 0L);
         for (int i = 0; i < workers; i++) {
             Thread t = threads[i];
             if (t != null) {

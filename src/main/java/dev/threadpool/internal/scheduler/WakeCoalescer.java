@@ -31,12 +31,6 @@ import java.util.function.IntPredicate;
  *   <li>S sees some worker W counted, and the submit is coalesced: W's decrement of SEARCHING follows S, hence
  *       P; W decrements only after its announcement and re-checks after that, so W either takes E or finds it
  *       on its re-check and does not park. Some worker that is not parked sees E.</li>
- *   <li>S counts a worker W that a waker woke ({@link #countWoken}: ParkingLot, "A woken worker is searching
- *       from its wake"), and the submit is coalesced: W's decrement D follows S, hence P. W decrements as soon as
- *       it runs after the park, before it looks for work, and then looks exactly as a searcher that found work
- *       does: its next take passes a wake on (the pass-on rule below; GLOBAL_QUEUE's chained wake after every
- *       pop), or, finding nothing, it searches again and ends with announce and the re-check. Every one of
- *       those loads follows D, hence P, so E is taken or seen.</li>
  * </ul>
  * The argument only ever uses searchers that are counted; a worker that searches uncounted (BUSY_SPIN's, which
  * never parks: Idle) only makes S smaller, so a submitter wakes where it might have coalesced, never the other
@@ -75,33 +69,21 @@ import java.util.function.IntPredicate;
 public final class WakeCoalescer {
 
     /**
-     * Off-heap layout: the searching count on its own line (workers write it at every search start and end, a
-     * waker for every worker it wakes, and every signalWork that finds a worker parked reads it), then the
-     * coalesced submits' counts, one line per stripe: a thread counts on stripe {@code threadId & (STRIPES - 1)},
-     * so only the threads hashed there write a stripe's line (issue 48: with a woken worker counted as searching,
-     * most submits into a pool with parked workers are coalesced, and one shared counter would be an all-shared
-     * write per such submit).
+     * Off-heap layout: two counters, each on its own line (workers write SEARCHING at every search start and
+     * end, and every signalWork that finds a worker parked reads it; SUBMITS is written only by the submits that
+     * find a worker parked while another searches).
      * <pre>
-     *   SEARCHING   long @0               workers counted as searching (getAndAdd +1 / -1, +n by a waker;
-     *                                     volatile load in signalWork)
+     *   SEARCHING  long @0    workers counted as searching (getAndAdd +1 / -1; volatile load in signalWork)
      *   pad to PAD
-     *   SUBMITS[k]  long @PAD * (1 + k)   k < STRIPES: coalesced submits of the threads hashed to k (getAndAdd;
-     *                                     every wakeCoalesceBatch-th of a stripe's wakes anyway)
-     *   pad to PAD * (1 + STRIPES)
+     *   SUBMITS    long @PAD  submits that found a worker parked and one searching (getAndAdd; every
+     *                         wakeCoalesceBatch-th of them wakes anyway, the others are coalesced)
+     *   pad to 2 * PAD
      * </pre>
-     * The "every n-th wakes anyway" rule is about parallelism, not safety (class comment), so a count per stripe
-     * serves it as well as one count: each submitting thread still wakes a worker every n coalesced submits.
      */
     static final class Layout {
         static final long SEARCHING_OFFSET = 0;
-        /** Stripes of the coalesced-submit count: as many as the outside admission stripes (processors, 4..64). */
-        static final int STRIPES = dev.threadpool.internal.stats.PoolCounters.Layout.OUTSIDE_STRIPES;
         static final long SUBMITS_OFFSET = CacheLine.PAD;
-        static final long LENGTH = CacheLine.PAD * (1L + STRIPES);
-
-        static long submits(int stripe) {
-            return SUBMITS_OFFSET + CacheLine.PAD * stripe;
-        }
+        static final long LENGTH = 2L * CacheLine.PAD;
 
         private Layout() {}
     }
@@ -114,7 +96,6 @@ public final class WakeCoalescer {
         this.seg = memory.allocate("wake coalescer", Layout.LENGTH);
         this.parking = parking;
         this.batch = wakeCoalesceBatch;
-        parking.countWakesIn(this); // before any worker starts: every wake counts its worker as searching
     }
 
     /** A worker starts searching (getAndAdd, seq_cst: read by signalWork's S load). */
@@ -128,14 +109,6 @@ public final class WakeCoalescer {
      */
     public void endSearch() {
         Mem.getAndAddLong(seg, Layout.SEARCHING_OFFSET, -1);
-    }
-
-    /**
-     * A waker cleared {@code n} workers' idle bits: they count as searching until each ends it when it runs
-     * (ParkingLot, "A woken worker is searching from its wake"). getAndAdd (seq_cst), as beginSearch.
-     */
-    void countWoken(int n) {
-        Mem.getAndAddLong(seg, Layout.SEARCHING_OFFSET, n);
     }
 
     /**
@@ -157,10 +130,8 @@ public final class WakeCoalescer {
         }
         // volatile load (seq_cst) S: pairs with endSearch(); ordered after M.
         if (Mem.getLongVolatile(seg, Layout.SEARCHING_OFFSET) > 0) {
-            // getAndAdd: the coalescing counter of this thread's stripe, only touched when somebody is both parked
-            // and searching; a heuristic (every batch-th wakes anyway), so no ordering beyond its own atomicity.
-            int stripe = (int) Thread.currentThread().threadId() & (Layout.STRIPES - 1);
-            long n = Mem.getAndAddLong(seg, Layout.submits(stripe), 1);
+            // getAndAdd: the coalescing counter, only touched when somebody is both parked and searching.
+            long n = Mem.getAndAddLong(seg, Layout.SUBMITS_OFFSET, 1);
             if ((n + 1) % batch != 0) {
                 return false;
             }

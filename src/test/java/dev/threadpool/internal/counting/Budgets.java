@@ -107,9 +107,8 @@ public final class Budgets {
                             + " chain; a mark and a clear per task would be 2"),
             new Budget(Path.WORKER_SUBMIT, "all-shared writes", ALL_SHARED_WRITES, Double.NaN,
                     "none (the wake regime; the target is the busy row's)", 4, 6,
-                    "the above plus wakes of parked workers: 0.6 to 0.8 a task on 2 CPUs since a woken worker"
-                            + " counts as searching from its wake (0 to 1.6 before; GLOBAL_QUEUE: 2.0 to 5.0 in all): a"
-                            + " loose pin; the row above holds what does not depend on wakes"),
+                    "the above plus wakes of parked workers, 0 to 1.8 a task on 2 CPUs (GLOBAL_QUEUE: 2.0 to 5.0"
+                            + " in all): a loose pin; the row above holds what does not depend on wakes"),
             new Budget(Path.WORKER_SUBMIT, "freelist RMW", s -> s.perTask(s.freelistRmws()), Double.NaN,
                     "none (the wake regime; the target is the busy row's)", 3.0 / 4, 3.0 / 2, "today 0.003 to 0.41 by run (GLOBAL_QUEUE 0.003 to 1.2 on a loaded machine, where"
                             + " the chain moves at nearly every wake: each move costs the new worker a refill and the"
@@ -124,10 +123,10 @@ public final class Budgets {
             new Budget(Path.OUTSIDE_DETACHED, "all-shared writes outside wakes", OUTSIDE_WAKES, 1.0 / 8, "1/8",
                     1.0 / 8, 1.0 / 8, "the budget itself: the carried push writes its stripe's tail and cells only"),
             new Budget(Path.OUTSIDE_DETACHED, "all-shared writes", ALL_SHARED_WRITES, Double.NaN,
-                    "none (the wake regime; the target is the busy row's)", 2, 2,
-                    "waking parked workers (the idle mask, SEARCHING): each burst of 64 finds every worker parked;"
-                            + " 0.06 to 1.0 by run since a woken worker counts as searching from its wake, so the"
-                            + " next submits coalesce on it (1.2 to 2 before, a wake per task or so): a loose pin"),
+                    "none (the wake regime; the target is the busy row's)", 3, 3,
+                    "waking parked workers (the idle mask, SUBMITS): each burst of 64 finds every worker parked,"
+                            + " and a woken worker counts as searching only once it runs, so most submits wake one;"
+                            + " 1.2 to 2 measured: a loose pin"),
             new Budget(Path.OUTSIDE_DESCRIPTOR, "SUBMITTED RMW", s -> s.perTask(s.submittedRmws()), 1.0 / 32, "1/32",
                     1.0 / 32, 1.0 / 32, "the budget itself: a thread that is neither a worker nor a registered"
                             + " submitter accepts on the outside stripe its thread id hashes to"
@@ -183,11 +182,9 @@ public final class Budgets {
                             + " per join (1), not the run-to-run part"),
             new Budget(Path.JOIN_DEEP, "all-shared writes outside wakes", OUTSIDE_WAKES, Double.NaN, "none",
                     1.0 / 2, 1.0 / 2, "no target in issue 48; today 0 to 0.02 by run (as the offered join)"),
-            new Budget(Path.JOIN_OFFERED, "all-shared writes", ALL_SHARED_WRITES, Double.NaN, "none", 5.0 / 2, 5.0 / 2,
-                    "no target in issue 48; today 0 to 2: to wake a parked stealer the owner clears its idle bit and"
-                            + " counts it as searching (ParkingLot, \"A woken worker is searching from its wake\"),"
-                            + " 2 a wake; one more all-shared write per join crosses it"),
-            new Budget(Path.JOIN_DEEP, "all-shared writes", ALL_SHARED_WRITES, Double.NaN, "none", 5.0 / 2, 5.0 / 2,
+            new Budget(Path.JOIN_OFFERED, "all-shared writes", ALL_SHARED_WRITES, Double.NaN, "none", 1.5, 1.5,
+                    "no target in issue 48; today 0 to 1: the owner clears a parked stealer's idle bit to wake it"),
+            new Budget(Path.JOIN_DEEP, "all-shared writes", ALL_SHARED_WRITES, Double.NaN, "none", 1.5, 1.5,
                     "no target in issue 48; as the offered join (every join is offered while a stealer is parked)"));
 
     private Budgets() {}

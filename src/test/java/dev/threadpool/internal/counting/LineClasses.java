@@ -68,10 +68,8 @@ public final class LineClasses {
                     "WorkSummary: one line of three bitmaps; every worker sets and clears its own bits (NONEMPTY as"
                             + " its local queue fills and empties, HELD and JOINS once per run of work)"),
             new Row(Pattern.compile("wake coalescer"), off -> off < PAD
-                    ? v(LineClass.ALL, "SEARCHING", "WakeCoalescer: every searching worker, getAndAdd +1/-1, and"
-                            + " every waker, +1 for the worker it wakes")
-                    : v(LineClass.FEW, "SUBMITS stripe", "WakeCoalescer: the coalesced submits of the threads"
-                            + " hashed to the stripe (threadId), getAndAdd")),
+                    ? v(LineClass.ALL, "SEARCHING", "WakeCoalescer: every searching worker, getAndAdd +1/-1")
+                    : v(LineClass.ALL, "SUBMITS", "WakeCoalescer: every coalesced submit, getAndAdd")),
             row("descriptor freelist head", LineClass.ALL, "FREE_HEAD",
                     "Freelist: every pop and push of a descriptor, by any submitter or worker"),
             row("task descriptors", LineClass.FEW, "descriptor pair",

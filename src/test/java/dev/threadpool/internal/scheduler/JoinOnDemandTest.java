@@ -93,11 +93,11 @@ class JoinOnDemandTest {
             AtomicInteger leftSawRight = new AtomicInteger(-1);
             long h = core.submitWaitable(() -> {
                 NestedJoins.nested(core, Joining.EAGER_LEVELS, () -> {
-                    // the eager levels' first offer woke the other worker (claiming its idle bit and counting it as
-                    // searching until it runs); once it has run or missed their halves it searches, then parks: it
-                    // wants work until it is woken again. Wait for the park itself, not for wanted(): wanted() is
-                    // already true while the woken worker is on its way (counted), and false again for a moment
-                    // once it runs and before it searches, which would make the deep join below run inline.
+                    // the eager levels' first offer woke the other worker (claiming its idle bit); once it has run
+                    // or missed their halves it searches, then parks: it wants work until it is woken again. Wait
+                    // for the park itself, the state this case is about, not merely for wanted(): a woken worker
+                    // that has not yet searched again is neither parked nor searching, and a wanted() seen true
+                    // just before it ran would let the deep join below run inline.
                     TestSupport.eventually("the other worker parked", j::stealerParkedForTest);
                     assertTrue(j.wantedForTest(), "a parked stealer wants work");
                     try {

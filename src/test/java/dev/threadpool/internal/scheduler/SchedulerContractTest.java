@@ -550,15 +550,9 @@ class SchedulerContractTest {
         assertEquals(first == a ? b : a, r.s.next(r.w[woken]), "the woken worker finds what is left");
     }
 
-    /**
-     * Every simulated worker withdraws its announcement; one whose bit a waker cleared ends the search its waker
-     * counted it in, as Idle.retract does (ParkingLot, "A woken worker is searching from its wake").
-     */
     private static void unparkAll(Rig r) {
         for (int i = 0; i < r.w.length; i++) {
-            if (!r.parking.retract(i)) {
-                r.s.searching(i, false);
-            }
+            r.parking.retract(i);
         }
     }
 

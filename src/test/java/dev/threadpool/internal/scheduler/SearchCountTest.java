@@ -18,13 +18,12 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * The searching count ({@code WakeCoalescer}'s SEARCHING) is balanced: every +1 (a search's start, a waker's
- * count of the worker it woke) has its -1 (the search's end, the woken worker's end of that search when it
- * runs), so a pool that has gone idle counts nobody searching. A leaked +1 strands tasks: every later submit
- * into the idle pool coalesces on a searcher that does not exist, and only every {@code wakeCoalesceBatch}-th
- * wakes a worker (with the woken worker's -1 left out, this test's rounds stall at once). Bursts from outside,
- * children submitted by workers, blocking-lane entries and waitables, each round waited for (bounded), and
- * every 50 rounds the idle pool's count read; on every variant.
+ * The searching count ({@code WakeCoalescer}'s SEARCHING) is balanced: every search's +1 has its -1 (found work,
+ * or the announcement before the park), so a pool that has gone idle counts nobody searching. A leaked +1
+ * strands tasks: every later submit into the idle pool coalesces on a searcher that does not exist, and only
+ * every {@code wakeCoalesceBatch}-th wakes a worker. Bursts from outside, children submitted by workers,
+ * blocking-lane entries and waitables, each round waited for (bounded), and every 50 rounds the idle pool's
+ * count read; on every variant.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class SearchCountTest {

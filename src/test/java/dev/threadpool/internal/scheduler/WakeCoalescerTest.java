@@ -35,98 +35,10 @@ class WakeCoalescerTest {
     }
 
     @Test
-    void theCountersTakeALineEachOfTheirOwn() {
+    void theCountersTakeTwoLinesOfTheirOwn() {
         PoolMemory.BlockInfo b = mem.memoryMap().getLast();
         assertEquals("wake coalescer", b.purpose());
         assertEquals(WakeCoalescer.Layout.LENGTH, b.usableBytes());
-        assertEquals(dev.threadpool.internal.memory.CacheLine.PAD * (1L + WakeCoalescer.Layout.STRIPES),
-                b.usableBytes(), "SEARCHING, then one line per coalesced-submit stripe");
-        assertTrue(WakeCoalescer.Layout.STRIPES >= 4 && Integer.bitCount(WakeCoalescer.Layout.STRIPES) == 1);
-    }
-
-    /**
-     * A worker a submit wakes counts as searching from the wake (ParkingLot, "A woken worker is searching from
-     * its wake"): the next submits coalesce on it, not wake a second worker, until it ends that search when it
-     * runs (its retract finds the bit cleared).
-     */
-    @Test
-    void aWokenWorkerCountsAsSearchingUntilItRuns() {
-        lot.announce(1);
-        lot.announce(2);
-        assertTrue(wake.signalWork(), "nobody searching: wake one");
-        int woken = (lot.idleMask() & 0b10) == 0 ? 1 : 2;
-        assertEquals(1, wake.searchers(), "the woken worker is counted as searching");
-        for (int k = 1; k < BATCH; k++) {
-            assertFalse(wake.signalWork(), "submit " + k + " coalesced on the woken worker");
-        }
-        assertEquals(1, Long.bitCount(lot.idleMask()), "the other worker still parked");
-        // the woken worker runs: its bit was cleared by the waker, so it ends the counted search
-        assertFalse(lot.retract(woken), "a waker cleared the bit");
-        wake.endSearch();
-        assertEquals(0, wake.searchers());
-        assertTrue(wake.signalWork(), "nobody searching again: the next submit wakes the other worker");
-        assertEquals(0, lot.idleMask());
-        assertEquals(1, wake.searchers());
-    }
-
-    /** Every kind of wake counts what it woke: the pass-on, the chained wake, a wake of a subset, wakeAll. */
-    @Test
-    void everyWakeCountsTheWorkersItWoke() {
-        lot.announce(0);
-        lot.announce(1);
-        lot.announce(2);
-        lot.announce(3);
-        assertTrue(wake.passOn(w -> true, 0));
-        assertEquals(1, wake.searchers(), "the pass-on's wake");
-        wake.wakeOneIfIdle();
-        assertEquals(2, wake.searchers(), "the chained wake");
-        long left = lot.idleMask();
-        assertEquals(2, Long.bitCount(left));
-        int one = lot.wakeOneOf(left & -left);
-        assertEquals(Long.numberOfTrailingZeros(left), one);
-        assertEquals(3, wake.searchers(), "a wake of an eligible subset");
-        lot.wakeAll();
-        assertEquals(4, wake.searchers(), "wakeAll counts the one bit it cleared, not every worker");
-        lot.wakeAll();
-        assertEquals(4, wake.searchers(), "nothing left to clear: nothing counted");
-        assertEquals(-1, lot.wakeOne(), "nobody parked");
-        assertEquals(4, wake.searchers());
-    }
-
-    /** A thread's coalesced submits count on its own stripe: two threads' counts do not share a line. */
-    @Test
-    void coalescedSubmitsCountOnTheSubmittingThreadsStripe() throws Exception {
-        lot.announce(1);
-        lot.announce(2);
-        wake.beginSearch();
-        for (int k = 1; k < BATCH; k++) {
-            assertFalse(wake.signalWork(), "this thread's submit " + k);
-        }
-        // another thread hashed to another stripe starts its own count
-        long me = Thread.currentThread().threadId() & (WakeCoalescer.Layout.STRIPES - 1);
-        boolean[] woke = new boolean[BATCH];
-        Thread other = null;
-        for (int attempt = 0; attempt < 64; attempt++) {
-            Thread t = new Thread(() -> {
-                for (int k = 0; k < BATCH; k++) {
-                    woke[k] = wake.signalWork();
-                }
-            });
-            if ((t.threadId() & (WakeCoalescer.Layout.STRIPES - 1)) != me) {
-                other = t;
-                break;
-            }
-        }
-        assertTrue(other != null, "a thread on another stripe");
-        other.start();
-        other.join(TimeUnit.SECONDS.toMillis(10));
-        assertFalse(other.isAlive());
-        for (int k = 0; k < BATCH - 1; k++) {
-            assertFalse(woke[k], "the other thread's submit " + (k + 1) + " coalesced");
-        }
-        assertTrue(woke[BATCH - 1], "the other thread's own " + BATCH + "-th coalesced submit wakes");
-        assertTrue(wake.signalWork(), "and this thread's " + BATCH + "-th wakes on its own count");
-        assertEquals(0, lot.idleMask());
     }
 
     @Test
