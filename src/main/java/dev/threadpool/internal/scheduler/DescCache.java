@@ -217,13 +217,26 @@ public final class DescCache {
     /** One CAS for up to refillMax slots; reverses them so the first one popped from the freelist is on top. */
     private int refill() {
         final MemorySegment s = seg;
-        int n = table.acquireBatch(s, Layout.SLOTS_OFFSET, refillMax);
-        for (int i = 0, j = n - 1; i < j; i++, j--) {
-            int a = Mem.getIntPlain(s, Layout.slot(i));
-            Mem.setIntPlain(s, Layout.slot(i), Mem.getIntPlain(s, Layout.slot(j)));
-            Mem.setIntPlain(s, Layout.slot(j), a);
-        }
+        int n = refillReversed(table, s, Layout.SLOTS_OFFSET, refillMax);
         Mem.setIntPlain(s, Layout.COUNT_OFFSET, n);
+        return n;
+    }
+
+    /**
+     * A refill's two steps, shared with {@link OutsideDescCaches}: up to {@code max} slots from the freelist with
+     * one CAS ({@link DescriptorTable#acquireBatch}) into the int array at {@code slots} of {@code s}, then reversed
+     * so that the first one the freelist would have handed out is on top. Plain accesses: the caller owns the
+     * array (its owner, or the holder of its stripe's lock). Returns how many, 0 when the freelist is empty.
+     */
+    static int refillReversed(DescriptorTable table, MemorySegment s, long slots, int max) {
+        int n = table.acquireBatch(s, slots, max);
+        for (int i = 0, j = n - 1; i < j; i++, j--) {
+            long lo = slots + Layout.SLOT_LENGTH * i;
+            long hi = slots + Layout.SLOT_LENGTH * j;
+            int a = Mem.getIntPlain(s, lo);
+            Mem.setIntPlain(s, lo, Mem.getIntPlain(s, hi));
+            Mem.setIntPlain(s, hi, a);
+        }
         return n;
     }
 

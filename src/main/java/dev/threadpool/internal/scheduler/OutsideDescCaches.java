@@ -157,12 +157,7 @@ public final class OutsideDescCaches {
 
     /** Under the lock: one CAS for up to {@code refill} slots, reversed so the freelist's first is on top. */
     private int refill(MemorySegment s, long b) {
-        int n = table.acquireBatch(s, b + Layout.SLOTS_OFFSET, refill);
-        for (int lo = 0, hi = n - 1; lo < hi; lo++, hi--) {
-            int x = Mem.getIntPlain(s, b + Layout.slot(lo)); // plain: under the lock
-            Mem.setIntPlain(s, b + Layout.slot(lo), Mem.getIntPlain(s, b + Layout.slot(hi)));
-            Mem.setIntPlain(s, b + Layout.slot(hi), x);
-        }
+        int n = DescCache.refillReversed(table, s, b + Layout.SLOTS_OFFSET, refill); // plain: under the lock
         Mem.setIntOpaque(s, b + Layout.COUNT_OFFSET, n); // opaque: the drainers' hint, as in pop
         return n;
     }

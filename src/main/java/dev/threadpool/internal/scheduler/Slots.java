@@ -159,11 +159,20 @@ final class Slots {
      * {@link #MIN_WORKER_CACHE} (class comment, "Worker caches sized by capacity over workers").
      */
     static int workerCacheLimit(int capacity, int workerSlots) {
-        long share = (long) capacity / ((long) WORKER_CACHE_SHARE * workerSlots);
+        return quarterShare(capacity, workerSlots, DescCache.Layout.CAPACITY);
+    }
+
+    /**
+     * Slots each of {@code owners} caches may hold so that all of them hold at most a quarter of a table of
+     * {@code capacity}: the largest power of two at most {@code min(max, capacity / (4 x owners))}, or 0 below
+     * {@link #MIN_WORKER_CACHE}. The worker caches' limit and the outside stripes' refill.
+     */
+    private static int quarterShare(int capacity, int owners, int max) {
+        long share = (long) capacity / ((long) WORKER_CACHE_SHARE * owners);
         if (share < MIN_WORKER_CACHE) {
             return 0;
         }
-        return Integer.highestOneBit((int) Math.min(DescCache.Layout.CAPACITY, share));
+        return Integer.highestOneBit((int) Math.min(max, share));
     }
 
     /** Refill size of a submitter cache: all 64 together hold at most a quarter of the table. */
@@ -178,11 +187,7 @@ final class Slots {
      * 64 up to 16 stripes, 16 at 64.
      */
     static int outsideRefill(int capacity, int stripes) {
-        long share = (long) capacity / ((long) WORKER_CACHE_SHARE * stripes);
-        if (share < MIN_WORKER_CACHE) {
-            return 0;
-        }
-        return Integer.highestOneBit((int) Math.min(OutsideDescCaches.Layout.CAPACITY, share));
+        return quarterShare(capacity, stripes, OutsideDescCaches.Layout.CAPACITY);
     }
 
     /**
