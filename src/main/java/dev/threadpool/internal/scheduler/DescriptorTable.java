@@ -111,6 +111,12 @@ public final class DescriptorTable {
 
     /** Descriptor flags (the {@code FLAGS} int). */
     public static final int FLAG_LANE_BLOCKING = 1;
+    /**
+     * The task is in argument form ({@code submit(fn, ctx, arg)}): {@code Slots} holds its function and context
+     * instead of a {@code Runnable}, and {@code ARG} holds its {@code long}. Written with the other flags before
+     * the publish, read by whoever runs, sweeps or reports the task after observing {@code (gen, QUEUED)}.
+     */
+    public static final int FLAG_ARGUMENT = 2;
 
     private static final VarHandle FAILURES = MethodHandles.arrayElementVarHandle(Throwable[].class);
 
@@ -120,13 +126,17 @@ public final class DescriptorTable {
      *   descriptor i at DESCRIPTOR_STRIDE * i in the table block (one 64-byte line each):
      *     CTL        long @0    control word (see class comment)
      *     NEXT_FREE  int  @8    freelist link, -1 = end (written by Freelist)
-     *     FLAGS      int  @12   lane and option bits
+     *     FLAGS      int  @12   lane and option bits (FLAG_LANE_BLOCKING, FLAG_ARGUMENT)
      *     SUBMIT_NS  long @16   System.nanoTime() at publish   (TimestampMode.FULL)
      *     START_NS   long @24   at QUEUED -> RUNNING (FULL)
      *     END_NS     long @32   when the task returned or threw (FULL)
      *     WORKER     int  @40   index of the worker that ran it, -1 before
+     *     (4 bytes free @44)
+     *     ARG        long @48   the task's long argument (FLAG_ARGUMENT only; stale otherwise, never read)
      *     pad to 64
      * </pre>
+     * ARG is written and read under the same rule as FLAGS: plain, by the submitter before the publishing release
+     * store, by the taker after its acquire of {@code (gen, QUEUED)}. It holds no reference, so nothing clears it.
      */
     public static final class Layout {
         public static final long CTL_OFFSET = 0;
@@ -136,6 +146,7 @@ public final class DescriptorTable {
         public static final long START_NS_OFFSET = 24;
         public static final long END_NS_OFFSET = 32;
         public static final long WORKER_OFFSET = 40;
+        public static final long ARG_OFFSET = 48;
         public static final long DESCRIPTOR_STRIDE = CacheLine.LINE;
 
         private Layout() {}
@@ -341,12 +352,29 @@ public final class DescriptorTable {
         Mem.setIntPlain(table, d + Layout.WORKER_OFFSET, -1);
     }
 
+    /**
+     * Writes the long argument of a RESERVED slot whose task is in argument form ({@link #FLAG_ARGUMENT}); plain,
+     * published by {@link #publish} with the flags.
+     */
+    public void setArg(int idx, long arg) {
+        Mem.setLongPlain(table, base(idx) + Layout.ARG_OFFSET, arg);
+    }
+
+    /**
+     * The long argument of a slot in argument form, plain: for the thread that owns it after an acquire of
+     * {@code (gen, QUEUED)} (the worker after {@link #tryStart}, the sweep before its cancel CAS, kept only if
+     * that CAS wins), as {@link #flags}.
+     */
+    public long arg(int idx) {
+        return Mem.getLongPlain(table, base(idx) + Layout.ARG_OFFSET);
+    }
+
     /** RESERVED -> QUEUED; returns the generation. */
     public long publish(int idx, boolean waitable) {
         long d = base(idx) + Layout.CTL_OFFSET;
         long gen = gen(Mem.getLongPlain(table, d));
-        // release: publishes the task reference, group, flags and timestamp written before; pairs with the
-        // worker's CAS in tryStart and with cancel()/await() reads.
+        // release: publishes the task reference (or function and context), group, flags, argument and timestamp
+        // written before; pairs with the worker's acquire in tryStart and with cancel()/await() reads.
         Mem.setLongRelease(table, d, ctl(gen, QUEUED, 0, waitable));
         return gen;
     }

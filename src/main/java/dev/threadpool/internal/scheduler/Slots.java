@@ -21,6 +21,7 @@ import java.util.function.IntConsumer;
  *             acquireMany(self, submitter, ..) a batch: from the caller's cache, else one freelist CAS per chunk
  *             acquireOrReclaim()             a space waiter's retry: freelist, else drain outside caches + retry
  *   publish:  publish(idx, ...)              refs (plain), prepare, (gen, QUEUED) release store -> entry
+ *             publishArg(idx, fn, ctx, arg ..) the same for a task in argument form (ARG, FLAG_ARGUMENT)
  *   release:  releaseSlot(self, idx, ...)    worker cache, unless somebody waits for space -> freelist + signal
  *   flush:    flushWorkerCache(self)         a worker that runs out of work gives its cache back
  * </pre>
@@ -30,6 +31,16 @@ import java.util.function.IntConsumer;
  * "References and who may write them"): the submitter before publish, the worker that won the start CAS
  * after the run, the sweep or the awaiter that won a cancelled slot. A waitable task's failure lives in the
  * table, next to the generation that guards it. {@code signals[idx]} is created on first await and kept.
+ *
+ * <h2>Tasks in argument form</h2>
+ * A task submitted as {@code (fn, ctx, arg)} ({@link DescriptorTable#FLAG_ARGUMENT}) leaves {@code tasks[idx]}
+ * null: its function and context sit side by side in {@code argRefs} ({@code fn} at {@code 2 idx}, {@code ctx} at
+ * {@code 2 idx + 1}, one line for both) and its {@code long} in the descriptor ({@code ARG}). Written plain by the
+ * submitter before the publish, under exactly the rule of {@code tasks[idx]}, and cleared by the owner that gives
+ * the slot up ({@link #clearArgRefs}: the worker after the run, the sweep of a cancelled detached slot, the
+ * awaiter that releases a cancelled waitable), so no context is retained once its task has ended. A separate
+ * array rather than an {@code Object[] tasks}: a {@code Runnable} task's path reads and writes exactly what it did,
+ * with no cast, and {@code argRefs} is only touched for tasks in argument form.
  *
  * <h2>Descriptor caches</h2>
  * A worker acquires from and releases to its own {@link DescCache} (refill / spill in batches, one CAS each);
@@ -107,6 +118,8 @@ final class Slots {
     private final boolean timestamps;
 
     private final Runnable[] tasks;
+    /** Tasks in argument form: slot i's function at {@code 2i}, its context at {@code 2i + 1} (class comment). */
+    private final Object[] argRefs;
     private final WaitGroup[] groups;
     private final SlotSignal[] signals;
     /**
@@ -149,6 +162,7 @@ final class Slots {
                         outside)
                 : null;
         this.tasks = new Runnable[capacity];
+        this.argRefs = new Object[2 * capacity];
         this.groups = new WaitGroup[capacity];
         this.signals = new SlotSignal[capacity];
     }
@@ -306,6 +320,21 @@ final class Slots {
         return table.handle(idx, gen);
     }
 
+    /**
+     * {@link #publish} of a task in argument form: {@code fn} and {@code ctx} into {@code argRefs}, {@code arg} into
+     * the descriptor, {@code flags} with {@link DescriptorTable#FLAG_ARGUMENT} added ("Tasks in argument form").
+     */
+    long publishArg(int idx, Object fn, Object ctx, long arg, WaitGroup group, int flags, boolean waitable) {
+        argRefs[2 * idx] = fn; // plain, all four: published by the release store in table.publish
+        argRefs[2 * idx + 1] = ctx;
+        groups[idx] = group;
+        table.setArg(idx, arg);
+        table.prepare(idx, flags | DescriptorTable.FLAG_ARGUMENT,
+                Timestamps.COMPILED && timestamps ? System.nanoTime() : 0L);
+        long gen = table.publish(idx, waitable);
+        return table.handle(idx, gen);
+    }
+
     /** The task of a slot the caller owns or has observed (gen, QUEUED) of (plain: published with the entry). */
     Runnable task(int idx) {
         return tasks[idx];
@@ -316,15 +345,39 @@ final class Slots {
         return groups[idx];
     }
 
+    /** The function of a slot in argument form, under the rule of {@link #task}. */
+    Object fn(int idx) {
+        return argRefs[2 * idx];
+    }
+
+    /** The context of a slot in argument form, under the rule of {@link #task}. */
+    Object ctx(int idx) {
+        return argRefs[2 * idx + 1];
+    }
+
     /** Drops both references of a slot the caller owns, before it gives the slot up. */
     void clearRefs(int idx) {
         tasks[idx] = null;
         groups[idx] = null;
     }
 
-    /** Drops the task reference of a cancelled waitable slot its releasing awaiter now owns. */
+    /**
+     * Drops the function and context of a slot in argument form that the caller owns, before it gives the slot up
+     * (with {@link #clearRefs}); only for such a slot, so a {@code Runnable} task's path never writes the array.
+     */
+    void clearArgRefs(int idx) {
+        argRefs[2 * idx] = null;
+        argRefs[2 * idx + 1] = null;
+    }
+
+    /**
+     * Drops the task reference of a cancelled waitable slot its releasing awaiter now owns: the {@code Runnable}, or
+     * the function and context of a task in argument form (both are cleared: a cold path, no flag read needed).
+     */
     void clearTask(int idx) {
         tasks[idx] = null;
+        argRefs[2 * idx] = null;
+        argRefs[2 * idx + 1] = null;
     }
 
     // ---- release --------------------------------------------------------------------------------------
