@@ -62,8 +62,33 @@ import java.lang.foreign.MemorySegment;
  * references ride on the cell's own hand-over, nothing new: the producer writes them after its claim and
  * before its release of {@code seq = p + 1}; the consumer reads and clears them after its claim and before its
  * release of {@code seq = p + cap}, which the producer of {@code p + cap} acquires before it writes the cell's
- * references again. A carrying ring is popped only by {@link #tryPop(Object[])} (which hands them over); the
- * batch pops refuse it.
+ * references again. A carrying ring is popped only by {@link #tryPop(Object[], long[])} (which hands them over)
+ * and {@link #popManyCarried}; the plain batch pop refuses it.
+ *
+ * <h2>Argument cells: a task as a function, a context and a long</h2>
+ * A task submitted as {@code (fn, ctx, arg)} rides in a cell too ({@link #pushCarriedArg}), with no object of its
+ * own: {@code fn} and its group in the cell's two references, its {@code ctx} in {@code ctxs} (one reference per
+ * cell), and its {@code long} in the cell's {@code VALUE} word, where a task that is a {@code Runnable} has
+ * {@link QueueEntry#CARRIED}. So the cell grows by nothing off-heap, and the argument rides the same hand-over as the
+ * references: written plain after the claim and before the release of {@code seq = p + 1}, read and cleared after
+ * the consumer's claim and before its release of {@code seq = p + cap}.
+ * <pre>
+ *   cell p             VALUE        carried[2c]   carried[2c + 1]   ctxs[c]
+ *   plain entry        the entry    null          null              null
+ *   Runnable task      CARRIED      the task      its group         null
+ *   argument task      arg          fn            its group         ctx, or NULL_CTX for a null ctx
+ * </pre>
+ * What tells the kinds apart is {@code ctxs[c]}: non-null exactly for an argument cell, from its push until the
+ * claim that takes it ({@link QueueEntry#NULL_CTX} stands for a {@code null} context, so the marker is never
+ * null). {@code VALUE} cannot tell: an argument may be any long, {@code CARRIED} included. A pop of a
+ * {@code Runnable} task therefore reads one reference more than before, {@code ctxs[c]}, which a {@code Runnable}
+ * push never writes and which stays null, so its line is only ever read on that path; the scan of
+ * {@link #popManyCarried} reads it only for a cell whose value is not {@code CARRIED}. An argument cell comes out of
+ * {@link #tryPop(Object[], long[])} as {@code CARRIED} with the function, the group and the context marker in
+ * {@code taken[0..2]} and the argument in {@code arg[0]}; a {@code Runnable} task leaves {@code taken[2]} as it
+ * was (its consumer keeps it null between pops). A pop given no argument sink (the forms without one, for rings
+ * that hold no argument cells) refuses an argument cell at the head with an {@link IllegalStateException} before
+ * it claims anything.
  *
  * <p>Why the pool loses nothing by it. EMPTY mid-publish: the producer publishes next and then wakes a
  * worker (submit's signal follows the push). A worker's park re-check looks at published cells
@@ -90,7 +115,8 @@ import java.lang.foreign.MemorySegment;
  * claims one of its cells (the pool's drain and sweep only pop). Every other reader of {@code tail} masks the bit.
  *
  * <h2>Access: raw addresses for a carrying ring's publish and pop</h2>
- * A carrying ring's {@link #tryPushCarried} publish and {@link #tryPop(Object[])} reach the block by raw address
+ * A carrying ring's {@link #tryPushCarried} and {@link #pushCarriedArg} publish and its pops ({@link
+ * #tryPop(Object[], long[])}, {@link #popManyCarried}) reach the block by raw address
  * ({@link Mem#getLongAcquireAt} and siblings, through one segment constant) where {@link Mem#RAW}, as
  * {@code WorkDeque} does: through the segment held in a field, each access reloads its address, size and session
  * and redoes the checks (a push and a pop of one thread, 22.5-25.4 ns a pair that way, 14.4-17.9 ns by address:
@@ -147,6 +173,11 @@ public final class BoundedRing {
      */
     private final Object[] carried;
     /**
+     * Argument cells (see "Argument cells"): cell {@code c}'s context marker at {@code c}, non-null only while the
+     * cell holds an argument task; null unless the ring carries tasks. Plain accesses, ordered as {@link #carried}.
+     */
+    private final Object[] ctxs;
+    /**
      * The block's address where a carrying ring takes its push and pop by raw address ({@link Mem#RAW}; "Access"
      * in the class comment), else 0: every access then goes through {@link #seg}.
      */
@@ -161,6 +192,7 @@ public final class BoundedRing {
         this.capacity = Layout.checkCapacity("capacity", capacity);
         this.mask = capacity - 1;
         this.carried = carriesTasks ? new Object[2 * capacity] : null;
+        this.ctxs = carriesTasks ? new Object[capacity] : null;
         this.seg = memory.allocate(purpose, Layout.byteSize(capacity));
         this.base = carriesTasks && Mem.RAW ? seg.address() : 0L;
         for (long p = 0; p < capacity; p++) {
@@ -245,6 +277,32 @@ public final class BoundedRing {
         refs[k] = task;
         refs[k + 1] = group;
         publish(pos, QueueEntry.CARRIED);
+        return pos;
+    }
+
+    /**
+     * {@link #pushCarried} of a task in argument form ("Argument cells"): {@code fn} and {@code group} in the cell's
+     * references, {@code ctx} (or {@link QueueEntry#NULL_CTX} for null) in its context slot, {@code arg} in its
+     * value. Returns the position its claim took, or -1 when full or closed to pushes.
+     *
+     * @throws IllegalStateException if this ring does not carry tasks, or its memory was freed before the claim
+     */
+    public long pushCarriedArg(Object fn, Object group, Object ctx, long arg) {
+        final Object[] refs = carried;
+        if (refs == null) {
+            throw new IllegalStateException("this ring does not carry tasks");
+        }
+        long pos = claimPush();
+        if (pos < 0) {
+            return -1;
+        }
+        int c = (int) (pos & mask);
+        // plain, like the value: published by the release in publish(); the claim's acquire of seq == pos ordered
+        // the previous lap consumer's reads and clears of these three slots before these writes
+        refs[c << 1] = fn;
+        refs[(c << 1) + 1] = group;
+        ctxs[c] = ctx != null ? ctx : QueueEntry.NULL_CTX;
+        publish(pos, arg);
         return pos;
     }
 
@@ -370,15 +428,31 @@ public final class BoundedRing {
         if (carried != null) {
             throw new IllegalStateException("this ring carries tasks: pop with tryPop(Object[])");
         }
-        return tryPop(null);
+        return tryPop(null, null);
     }
 
     /**
      * Pops one entry, or {@link QueueEntry#EMPTY}; for {@link QueueEntry#CARRIED}, the task and group carried in
      * its cell go to {@code taken[0]} and {@code taken[1]} (the cell's references are cleared). Never blocks.
-     * {@code taken} (two slots at least) is needed only on a ring that carries tasks.
+     * {@code taken} (two slots at least) is needed only on a ring that carries tasks. {@link #tryPop(Object[],
+     * long[])} without an argument sink: for a ring that holds no argument cells.
+     *
+     * @throws IllegalStateException if the head cell is an argument cell ("Argument cells"; nothing is claimed)
      */
     public long tryPop(Object[] taken) {
+        return tryPop(taken, null);
+    }
+
+    /**
+     * Pops one entry, or {@link QueueEntry#EMPTY}; for {@link QueueEntry#CARRIED}, the task and group carried in
+     * its cell go to {@code taken[0]} and {@code taken[1]} (the cell's references are cleared), and for an argument
+     * cell ("Argument cells") also its context marker to {@code taken[2]} and its argument to {@code arg[0]}.
+     * Never blocks. {@code taken} (three slots) and {@code arg} (one) are needed only on a ring that carries tasks;
+     * with {@code arg} null, an argument cell at the head is refused before it is claimed.
+     *
+     * @throws IllegalStateException if {@code arg} is null and the head cell is an argument cell
+     */
+    public long tryPop(Object[] taken, long[] arg) {
         long pos = Mem.getLongOpaqueAt(seg, base, Layout.HEAD_OFFSET);
         for (;;) {
             long c = cell(pos);
@@ -386,17 +460,35 @@ public final class BoundedRing {
             long seq = Mem.getLongAcquireAt(seg, base, c + Layout.CELL_SEQ_OFFSET);
             long dif = seq - (pos + 1);
             if (dif == 0) {
+                if (arg == null && ctxs != null && ctxs[(int) (pos & mask)] != null) {
+                    // plain, published by the acquire above (a later claim of pos by another consumer only clears it)
+                    throw new IllegalStateException("an argument cell: pop it with tryPop(Object[], long[])");
+                }
                 if (Mem.casLongAt(seg, base, Layout.HEAD_OFFSET, pos, pos + 1)) { // claim: linearization point
                     long v = Mem.getLongPlainAt(seg, base, c + Layout.CELL_VALUE_OFFSET);
-                    if (v == QueueEntry.CARRIED) {
-                        // plain: published with the value by the producer's release of seq = pos + 1; read and
-                        // cleared before our release below, which the producer of pos + capacity acquires.
+                    final Object[] cs = ctxs;
+                    if (cs != null) {
+                        // plain, every slot: published with the value by the producer's release of seq = pos + 1;
+                        // read and cleared before our release below, which the producer of pos + capacity acquires.
                         final Object[] refs = carried;
-                        int k = (int) (pos & mask) << 1;
-                        taken[0] = refs[k];
-                        taken[1] = refs[k + 1];
-                        refs[k] = null;
-                        refs[k + 1] = null;
+                        int i = (int) (pos & mask);
+                        int k = i << 1;
+                        Object x = cs[i]; // the argument cell's marker; null for a Runnable task and a plain entry
+                        if (x != null) {
+                            taken[0] = refs[k];
+                            taken[1] = refs[k + 1];
+                            taken[2] = x;
+                            arg[0] = v;
+                            refs[k] = null;
+                            refs[k + 1] = null;
+                            cs[i] = null;
+                            v = QueueEntry.CARRIED;
+                        } else if (v == QueueEntry.CARRIED) {
+                            taken[0] = refs[k];
+                            taken[1] = refs[k + 1];
+                            refs[k] = null;
+                            refs[k + 1] = null;
+                        }
                     }
                     // release: frees the cell for the producer of pos + capacity; pairs with its acquire.
                     Mem.setLongReleaseAt(seg, base, c + Layout.CELL_SEQ_OFFSET, pos + capacity);
@@ -424,8 +516,21 @@ public final class BoundedRing {
      * {@link #popMany}'s scan: a cell's readiness for position {@code p} can only be undone by whoever claims
      * {@code p}, and nobody has while {@code head} still equals the scanned start; the value and references read
      * during the scan are the ones the producer published (the acquire of seq).
+     *
+     * <p>This form takes no argument cells: it stops at one as at a plain entry (for rings that hold none); see
+     * {@link #popManyCarried(Object[], int, Object[], long[], int, int)}.
      */
     public int popManyCarried(Object[] dst, int dstOff, int max) {
+        return popManyCarried(dst, dstOff, null, null, 0, max);
+    }
+
+    /**
+     * {@link #popManyCarried(Object[], int, int)} that also claims argument cells ("Argument cells"): entry
+     * {@code i}'s context marker goes to {@code ctxDst[argOff + i]} (null for a {@code Runnable} task: written for
+     * every entry) and, for an argument cell, its argument to {@code argDst[argOff + i]}; function and group to
+     * {@code dst} as a task and its group. With {@code ctxDst} null, argument cells are not taken (the form above).
+     */
+    public int popManyCarried(Object[] dst, int dstOff, Object[] ctxDst, long[] argDst, int argOff, int max) {
         final Object[] refs = carried;
         if (refs == null) {
             throw new IllegalStateException("this ring does not carry tasks");
@@ -433,16 +538,20 @@ public final class BoundedRing {
         if (max <= 0) {
             return 0;
         }
+        final Object[] cs = ctxs;
+        final boolean withArgs = ctxDst != null;
         final int look = max << 1;
         long pos = Mem.getLongOpaqueAt(seg, base, Layout.HEAD_OFFSET); // a hint; the CAS below validates it
         for (;;) {
             int ready = 0;
             long firstDif = 0;
             while (ready < look) {
-                long c = cell(pos + ready);
-                // acquire: pairs with the producer's release of seq = pos + ready + 1 (its value and references)
-                long dif = Mem.getLongAcquireAt(seg, base, c + Layout.CELL_SEQ_OFFSET) - (pos + ready + 1);
-                if (dif != 0 || Mem.getLongPlainAt(seg, base, c + Layout.CELL_VALUE_OFFSET) != QueueEntry.CARRIED) {
+                long p = pos + ready;
+                long c = cell(p);
+                // acquire: pairs with the producer's release of seq = p + 1 (its value and references)
+                long dif = Mem.getLongAcquireAt(seg, base, c + Layout.CELL_SEQ_OFFSET) - (p + 1);
+                if (dif != 0 || !takes(Mem.getLongPlainAt(seg, base, c + Layout.CELL_VALUE_OFFSET), cs,
+                        (int) (p & mask), withArgs)) {
                     if (ready == 0) {
                         firstDif = dif;
                     }
@@ -461,13 +570,22 @@ public final class BoundedRing {
             if (Mem.casLongAt(seg, base, Layout.HEAD_OFFSET, pos, pos + n)) { // one claim for n cells
                 for (int i = 0; i < n; i++) {
                     long p = pos + i;
-                    int k = (int) (p & mask) << 1;
-                    // plain: published by the producer's release of seq = p + 1 (acquired in the scan); read and
-                    // cleared before our release below, which the producer of p + capacity acquires
+                    int ci = (int) (p & mask);
+                    int k = ci << 1;
+                    // plain, every slot: published by the producer's release of seq = p + 1 (acquired in the scan);
+                    // read and cleared before our release below, which the producer of p + capacity acquires
                     dst[dstOff + 2 * i] = refs[k];
                     dst[dstOff + 2 * i + 1] = refs[k + 1];
                     refs[k] = null;
                     refs[k + 1] = null;
+                    if (withArgs) {
+                        Object x = cs[ci];
+                        ctxDst[argOff + i] = x;
+                        if (x != null) { // an argument cell: its marker out and cleared, its value is the argument
+                            cs[ci] = null;
+                            argDst[argOff + i] = Mem.getLongPlainAt(seg, base, cell(p) + Layout.CELL_VALUE_OFFSET);
+                        }
+                    }
                     // release: frees the cell for the producer of p + capacity; pairs with its acquire
                     Mem.setLongReleaseAt(seg, base, cell(p) + Layout.CELL_SEQ_OFFSET, p + capacity);
                 }
@@ -475,6 +593,19 @@ public final class BoundedRing {
             }
             pos = Mem.getLongOpaqueAt(seg, base, Layout.HEAD_OFFSET);
         }
+    }
+
+    /**
+     * Whether a published cell of value {@code v} at index {@code i} is one {@link #popManyCarried} claims: a
+     * {@code Runnable} task (value CARRIED, no marker) always, an argument cell (a marker in {@code cs[i]}) only
+     * {@code withArgs}, a plain entry never. The marker is read only when it decides: a cell whose value is CARRIED
+     * is a carried task either way when argument cells are taken (plain: published with the value).
+     */
+    private static boolean takes(long v, Object[] cs, int i, boolean withArgs) {
+        if (v == QueueEntry.CARRIED) {
+            return withArgs || cs[i] == null;
+        }
+        return withArgs && cs[i] != null;
     }
 
     /**

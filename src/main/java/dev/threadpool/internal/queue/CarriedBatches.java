@@ -24,17 +24,25 @@ import java.lang.foreign.MemorySegment;
  *   STATE(w)  long @ w * PAD    gen (48 bits) | end (8 bits) | next (8 bits)
  *   refs      Object[]          worker w's task i at refsFirst(w) + 2 * i, its group at that + 1, where
  *                               refsFirst(w) = REF_GAP + w * (2 * MAX_BATCH + REF_GAP)
+ *   ctxs      Object[]          worker w's entry i's context marker at argsFirst(w) + i: null for a Runnable
+ *                               task, the context (or QueueEntry.NULL_CTX) for a task in argument form, where
+ *                               argsFirst(w) = REF_GAP + w * (MAX_BATCH + REF_GAP)
+ *   args      long[]            worker w's entry i's argument at argsFirst(w) + i (argument form only)
  * </pre>
- * The {@link CacheLine#REF_GAP} empty references before each worker's run and after the last keep every run off
+ * The {@link CacheLine#REF_GAP} empty elements before each worker's run and after the last keep every run off
  * the lines of the array's header (read by every access's bounds check) and of the other workers' runs: each
- * owner rewrites its run on every refill.
+ * owner rewrites its run on every refill. In {@code args} the gap is twice a {@link CacheLine#PAD} (8-byte
+ * elements), which keeps one index for both arrays. A task in argument form ({@code BoundedRing}, "Argument
+ * cells") keeps its function in the task's slot of {@code refs}; its context and argument ride beside it and are
+ * published, read and discarded exactly as the references are (below). The off-heap block is unchanged by them.
  *
  * <p>Entries {@code [next, end)} are takeable. Only the owner moves {@code end} and {@code gen} (a refill); any
  * thread moves {@code next} by one, with a CAS. The owner refills only a batch it has seen empty
  * ({@code next == end}), and every refill bumps {@code gen}, so a thief's CAS that read an older batch fails.
  *
  * <h2>Taking an entry (owner or thief)</h2>
- * Acquire load of STATE, plain reads of the entry's two references, then CAS {@code next -> next + 1}. The
+ * Acquire load of STATE, plain reads of the entry's two references and its context marker (and, where the marker
+ * is not null, its argument), then CAS {@code next -> next + 1}. The
  * winner of the CAS owns the entry and the references it read before: while STATE still held the value it read,
  * the owner could not have overwritten them (a refill needs {@code next == end} first, and changes {@code gen}).
  * A loser's reads are discarded. Nobody clears a taken entry's references but the owner, at its next refill,
@@ -42,7 +50,8 @@ import java.lang.foreign.MemorySegment;
  * observes, so the owner's overwrites come after them.
  *
  * <h2>Publishing a refill</h2>
- * The owner writes the references (plain, inside {@code popManyCarried}), then the new STATE with a seq_cst
+ * The owner writes the references, context markers and arguments (plain, inside {@code popManyCarried}), then the
+ * new STATE with a seq_cst
  * getAndSet: the release half publishes the references to any thief whose acquire load sees the new STATE; the
  * seq_cst half is the Dekker pair with a worker that announces itself idle and then re-checks
  * {@link #hasStealable} (ParkingLot): either the owner's later load of the idle mask sees the announcement, or
@@ -85,12 +94,26 @@ public final class CarriedBatches {
         public static int refsLength(int workers) {
             return refsFirst(workers);
         }
+
+        /** Index in {@code ctxs} and {@code args} of worker {@code w}'s first entry. */
+        public static int argsFirst(int w) {
+            return CacheLine.REF_GAP + w * (MAX_BATCH + CacheLine.REF_GAP);
+        }
+
+        /** Length of {@code ctxs} and {@code args} for {@code workers} workers, gaps included. */
+        public static int argsLength(int workers) {
+            return argsFirst(workers);
+        }
     }
 
     private final MemorySegment seg;
     private final int workers;
     /** Worker w's entries at [refsFirst(w), refsFirst(w) + 2 * MAX_BATCH). Plain accesses, ordered by STATE. */
     private final Object[] refs;
+    /** Worker w's context markers at [argsFirst(w), argsFirst(w) + MAX_BATCH). Plain accesses, ordered by STATE. */
+    private final Object[] ctxs;
+    /** Worker w's arguments at [argsFirst(w), argsFirst(w) + MAX_BATCH). Plain accesses, ordered by STATE. */
+    private final long[] args;
 
     public CarriedBatches(PoolMemory memory, int workers) {
         if (workers < 1) {
@@ -99,6 +122,8 @@ public final class CarriedBatches {
         this.workers = workers;
         this.seg = memory.allocate("carried batches", Layout.byteSize(workers));
         this.refs = new Object[Layout.refsLength(workers)];
+        this.ctxs = new Object[Layout.argsLength(workers)];
+        this.args = new long[Layout.argsLength(workers)];
         // every STATE starts 0 (next == end == 0: empty); the allocation is zeroed. Published to the workers by
         // whatever publishes this object (a final field of the pool, written before the workers start).
     }
@@ -113,11 +138,13 @@ public final class CarriedBatches {
      * a claim of up to {@code max} (at most {@link #MAX_BATCH}) from {@code ring} with one CAS
      * ({@link BoundedRing#popManyCarried}), the first for the caller, the rest published for the owner's later
      * takes and for thieves. Returns how many were taken or claimed (0: the batch and the ring's head had nothing).
+     * Takes no argument cells: for rings that hold none (see {@link #refill(int, BoundedRing, Object[], long[],
+     * int)}).
      *
      * @throws IllegalArgumentException if {@code max} is not in [1, MAX_BATCH]
      */
     public int refill(int w, BoundedRing ring, Object[] taken, int max) {
-        return refill(w, ring, null, taken, max);
+        return refill(w, ring, null, taken, null, max);
     }
 
     /**
@@ -125,11 +152,33 @@ public final class CarriedBatches {
      * worker {@code w}'s home stripe, else from the others in turn ({@link CarriedRings#popManyFor}).
      */
     public int refill(int w, CarriedRings rings, Object[] taken, int max) {
-        return refill(w, null, rings, taken, max);
+        return refill(w, null, rings, taken, null, max);
     }
 
-    /** The refill from {@code ring}, or where it is null from {@code rings}. */
-    private int refill(int w, BoundedRing ring, CarriedRings rings, Object[] taken, int max) {
+    /**
+     * {@link #refill(int, BoundedRing, Object[], int)} that also claims argument cells ({@code BoundedRing},
+     * "Argument cells"): where the entry handed to the caller is a task in argument form, its context marker goes
+     * to {@code taken[2]} and its argument to {@code arg[0]} ({@code taken[2]} is left as it was for a
+     * {@code Runnable} task).
+     */
+    public int refill(int w, BoundedRing ring, Object[] taken, long[] arg, int max) {
+        return refill(w, ring, null, taken, requireSink(arg), max);
+    }
+
+    /** {@link #refill(int, BoundedRing, Object[], long[], int)} from a pool's striped carried rings. */
+    public int refill(int w, CarriedRings rings, Object[] taken, long[] arg, int max) {
+        return refill(w, null, rings, taken, requireSink(arg), max);
+    }
+
+    private static long[] requireSink(long[] arg) {
+        if (arg == null) {
+            throw new NullPointerException("arg must not be null");
+        }
+        return arg;
+    }
+
+    /** The refill from {@code ring}, or where it is null from {@code rings}; argument cells too where {@code arg}. */
+    private int refill(int w, BoundedRing ring, CarriedRings rings, Object[] taken, long[] arg, int max) {
         if (max < 1 || max > MAX_BATCH) {
             throw new IllegalArgumentException("max must be in [1, " + MAX_BATCH + "], got " + max);
         }
@@ -142,16 +191,27 @@ public final class CarriedBatches {
             if ((s & NEXT_MASK) >= end(s)) {
                 break; // empty: ours to refill (nobody else writes an empty word)
             }
-            if (take(w, taken)) {
+            if (take(w, taken, arg)) {
                 return 1; // older than anything in the ring
             }
         }
         int oldEnd = end(s);
         final int first = Layout.refsFirst(w);
-        int n = ring != null ? ring.popManyCarried(refs, first, max) : rings.popManyFor(w, refs, first, max);
+        final int af = Layout.argsFirst(w);
+        int n;
+        if (arg != null) { // every entry's context marker written (null for a Runnable task), arguments where any
+            n = ring != null ? ring.popManyCarried(refs, first, ctxs, args, af, max)
+                    : rings.popManyFor(w, refs, first, ctxs, args, af, max);
+        } else {
+            n = ring != null ? ring.popManyCarried(refs, first, max) : rings.popManyFor(w, refs, first, max);
+            for (int i = 0; i < n; i++) {
+                ctxs[af + i] = null; // Runnable tasks only: no marker of an earlier batch may be read as theirs
+            }
+        }
         for (int i = Math.max(n, 1); i < oldEnd; i++) { // the previous batch's references left past the new one
             refs[first + 2 * i] = null;
             refs[first + 2 * i + 1] = null;
+            ctxs[af + i] = null;
         }
         if (n == 0) {
             if (oldEnd > 1) { // slot 0 was the owner's own entry, cleared at that refill
@@ -163,10 +223,16 @@ public final class CarriedBatches {
         taken[1] = refs[first + 1];
         refs[first] = null; // the owner's own entry: never published (next starts at 1)
         refs[first + 1] = null;
+        Object x = ctxs[af];
+        if (x != null) { // a task in argument form (only where arg: the other form wrote null above)
+            taken[2] = x;
+            arg[0] = args[af];
+            ctxs[af] = null;
+        }
         if (n > 1) {
-            // seq_cst: publishes the references (release) and is the Dekker half against a parking worker's
-            // announce-then-hasStealable (class comment). Nobody else can write an empty word: a plain store
-            // would do for the value, the RMW is for the ordering.
+            // seq_cst: publishes the references, markers and arguments (release) and is the Dekker half against a
+            // parking worker's announce-then-hasStealable (class comment). Nobody else can write an empty word: a
+            // plain store would do for the value, the RMW is for the ordering.
             Mem.getAndSetLong(seg, off, state(gen(s) + 1, n, 1));
         } else if (oldEnd > 1) {
             Mem.setLongRelease(seg, off, state(gen(s) + 1, 0, 0)); // leave no stale [next, end) behind
@@ -176,11 +242,24 @@ public final class CarriedBatches {
 
     /**
      * Takes the next entry of worker {@code w}'s batch into {@code taken[0]} (task) and {@code taken[1]} (group);
-     * false when it has none. Any thread: the owner, a thief, the shutdown sweep.
+     * false when it has none. Any thread: the owner, a thief, the shutdown sweep. For batches that hold no task in
+     * argument form (see {@link #take(int, Object[], long[])}).
+     *
+     * @throws IllegalStateException if the next entry is a task in argument form (nothing is taken)
      */
     public boolean take(int w, Object[] taken) {
+        return take(w, taken, null);
+    }
+
+    /**
+     * {@link #take(int, Object[])} of any entry: for a task in argument form, also its context marker into
+     * {@code taken[2]} and its argument into {@code arg[0]}. With {@code arg} null, an entry in argument form is
+     * refused before the CAS ({@link IllegalStateException}, nothing taken).
+     */
+    public boolean take(int w, Object[] taken, long[] arg) {
         final long off = Layout.stateOffset(w);
         final int first = Layout.refsFirst(w);
+        final int af = Layout.argsFirst(w);
         for (;;) {
             // acquire: pairs with the owner's publishing getAndSet, making the batch's references visible
             long s = Mem.getLongAcquire(seg, off);
@@ -190,9 +269,21 @@ public final class CarriedBatches {
             }
             Object task = refs[first + 2 * next]; // plain; kept only if the CAS below wins (class comment)
             Object group = refs[first + 2 * next + 1];
+            Object x = ctxs[af + next]; // plain, as the references: the marker of a task in argument form, or null
+            long a = 0;
+            if (x != null) {
+                if (arg == null) {
+                    throw new IllegalStateException("a task in argument form: take it with take(int, Object[], long[])");
+                }
+                a = args[af + next]; // plain, as the references
+            }
             if (Mem.casLong(seg, off, s, s + 1)) { // next + 1; seq_cst
                 taken[0] = task;
                 taken[1] = group;
+                if (x != null) {
+                    taken[2] = x;
+                    arg[0] = a;
+                }
                 return true;
             }
         }
@@ -204,7 +295,7 @@ public final class CarriedBatches {
      * one holds an entry, then a CAS on that line.
      */
     public boolean steal(int w, Object[] taken) {
-        return steal(w, taken, -1L);
+        return steal(w, taken, -1L, null);
     }
 
     /**
@@ -212,9 +303,17 @@ public final class CarriedBatches {
      * which batches may hold entries), in the same order, from {@code w + 1}.
      */
     public boolean steal(int w, Object[] taken, long candidates) {
+        return steal(w, taken, candidates, null);
+    }
+
+    /**
+     * {@link #steal(int, Object[], long)} of any entry, a task in argument form included (its marker and argument
+     * into {@code taken[2]} and {@code arg[0]}, as {@link #take(int, Object[], long[])}).
+     */
+    public boolean steal(int w, Object[] taken, long candidates, long[] arg) {
         for (int k = 1; k < workers; k++) {
             int v = w + k < workers ? w + k : w + k - workers;
-            if ((candidates & (1L << v)) != 0 && take(v, taken)) {
+            if ((candidates & (1L << v)) != 0 && take(v, taken, arg)) {
                 return true;
             }
         }
@@ -223,8 +322,13 @@ public final class CarriedBatches {
 
     /** One entry of any worker's batch, from worker 0 on (the shutdown sweep); false when every batch is empty. */
     public boolean takeAny(Object[] taken) {
+        return takeAny(taken, null);
+    }
+
+    /** {@link #takeAny(Object[])} of any entry, a task in argument form included (as {@link #take(int, Object[], long[])}). */
+    public boolean takeAny(Object[] taken, long[] arg) {
         for (int v = 0; v < workers; v++) {
-            if (take(v, taken)) {
+            if (take(v, taken, arg)) {
                 return true;
             }
         }

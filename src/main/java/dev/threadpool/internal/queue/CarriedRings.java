@@ -231,6 +231,28 @@ public final class CarriedRings {
     }
 
     /**
+     * {@link #tryPush} of a task in argument form ({@link BoundedRing#pushCarriedArg}: {@code fn}, {@code group},
+     * {@code ctx} and {@code arg} in the cell that takes it), from the calling thread's home stripe on, moving its
+     * home as {@link #tryPush} does.
+     */
+    public boolean tryPushArg(Object fn, Object group, Object ctx, long arg) {
+        final int id = (int) Thread.currentThread().threadId();
+        final int at = offsetAt(id);
+        final int[] hs = homes;
+        final int offset = hs[at]; // plain: a hint ("Where a push goes")
+        final int moves = pushArg((id + offset) & mask, fn, group, ctx, arg);
+        if (moves > 0) {
+            hs[at] = offset + moves; // plain: moves the home on to where the next push should go; a hint
+        }
+        return moves >= 0;
+    }
+
+    /** {@link #tryPushArg} starting at stripe {@code home}, moving no home's offset (tests and models). */
+    public boolean tryPushArgFrom(int home, Object fn, Object group, Object ctx, long arg) {
+        return pushArg(home, fn, group, ctx, arg) >= 0;
+    }
+
+    /**
      * {@link #tryPush} starting at stripe {@code home}, moving no home's offset (what a thread of that home does
      * for its claim; tests and models).
      */
@@ -254,16 +276,37 @@ public final class CarriedRings {
         return -1;
     }
 
+    /** {@link #push} of a task in argument form ({@link BoundedRing#pushCarriedArg}); the same answer. */
+    private int pushArg(int home, Object fn, Object group, Object ctx, long arg) {
+        final BoundedRing[] rs = rings;
+        for (int k = 0; k < rs.length; k++) {
+            long pos = rs[(home + k) & mask].pushCarriedArg(fn, group, ctx, arg); // seq_cst tail CAS: the acceptance
+            if (pos >= 0) {
+                return spreads && (pos & (SPREAD - 1)) == SPREAD - 1 ? k + 1 : k;
+            }
+        }
+        return -1;
+    }
+
     /**
      * Claims carried entries for worker {@code w}: from its home stripe, else from the others in turn, with
      * {@link BoundedRing#popManyCarried} ({@code max} from a deep stripe, else one). Returns the count, 0 when no
-     * stripe's head held a published carried entry.
+     * stripe's head held a published carried entry. Takes no argument cells (for rings that hold none).
      */
     public int popManyFor(int w, Object[] dst, int dstOff, int max) {
+        return popManyFor(w, dst, dstOff, null, null, 0, max);
+    }
+
+    /**
+     * {@link #popManyFor(int, Object[], int, int)} that also claims argument cells, their context markers and
+     * arguments into {@code ctxDst} and {@code argDst} from {@code argOff}
+     * ({@link BoundedRing#popManyCarried(Object[], int, Object[], long[], int, int)}).
+     */
+    public int popManyFor(int w, Object[] dst, int dstOff, Object[] ctxDst, long[] argDst, int argOff, int max) {
         final BoundedRing[] rs = rings;
         final int home = homeOfWorker(w);
         for (int k = 0; k < rs.length; k++) {
-            int n = rs[(home + k) & mask].popManyCarried(dst, dstOff, max);
+            int n = rs[(home + k) & mask].popManyCarried(dst, dstOff, ctxDst, argDst, argOff, max);
             if (n != 0) {
                 return n;
             }
@@ -271,10 +314,18 @@ public final class CarriedRings {
         return 0;
     }
 
-    /** One carried entry from any stripe (the shutdown sweep), or EMPTY; see {@link BoundedRing#tryPop(Object[])}. */
+    /**
+     * One carried entry from any stripe (the shutdown sweep), or EMPTY; see {@link BoundedRing#tryPop(Object[])}:
+     * for rings that hold no argument cells.
+     */
     public long tryPop(Object[] taken) {
+        return tryPop(taken, null);
+    }
+
+    /** One carried entry from any stripe, argument cells included; see {@link BoundedRing#tryPop(Object[], long[])}. */
+    public long tryPop(Object[] taken, long[] arg) {
         for (BoundedRing r : rings) {
-            long e = r.tryPop(taken);
+            long e = r.tryPop(taken, arg);
             if (e != QueueEntry.EMPTY) {
                 return e;
             }

@@ -14,7 +14,9 @@ package dev.threadpool.internal.queue;
  *
  * <p>{@link #EMPTY} (all ones) is the "nothing" value of every queue and of the LIFO slot. {@link #CARRIED}
  * marks an entry whose task has no descriptor: its references travel in the ring cell itself
- * ({@code BoundedRing.tryPushCarried}); only a ring built to carry tasks holds one.
+ * ({@code BoundedRing.tryPushCarried}); only a ring built to carry tasks holds one. A carried task in argument
+ * form comes out of the carrying structures as {@link #CARRIED} too, its argument handed over beside it (its cell's
+ * value holds the argument: {@code BoundedRing}, "Argument cells").
  */
 public final class QueueEntry {
     /** Returned by pops when there is nothing to take; never a valid entry. */
@@ -25,6 +27,23 @@ public final class QueueEntry {
      * pool handle, and not a sentinel of any queue.
      */
     public static final long CARRIED = Long.MIN_VALUE;
+    /**
+     * The context marker of a carried task in argument form whose context is {@code null}
+     * ({@code BoundedRing}, "Argument cells"): a non-null marker in the cell's context slot is what says "argument
+     * form", so a null context travels as this object, and the consumer that runs or reports the task turns it
+     * back into {@code null}. Never handed to user code.
+     */
+    public static final Object NULL_CTX = new Object() {
+        @Override
+        public String toString() {
+            return "NULL_CTX";
+        }
+    };
+
+    /** The context a carried task in argument form was submitted with: {@code marker}, or null for NULL_CTX. */
+    public static Object ctxOf(Object marker) {
+        return marker == NULL_CTX ? null : marker;
+    }
 
     private QueueEntry() {}
 
