@@ -102,6 +102,15 @@ final class GlobalQueueScheduler implements Scheduler {
     }
 
     @Override
+    public boolean tryEnqueueCarriedArg(Object fn, Object ctx, long arg, WaitGroup group) {
+        if (carried == null) {
+            throw new UnsupportedOperationException("TimestampMode.FULL: every task takes a descriptor");
+        }
+        // seq_cst CAS on the tail of the stripe that takes it, as tryEnqueueCarried
+        return carried.tryPushArg(fn, group, ctx, arg);
+    }
+
+    @Override
     public boolean carriedLowWater() {
         return carried.atMostHalfFull();
     }
@@ -145,7 +154,7 @@ final class GlobalQueueScheduler implements Scheduler {
             // batch was claimed, that carried tasks came next, so the batch's entries do not probe inject again
             // (checked segment accesses, each a few ns). A descriptor's entry in inject waits behind at most
             // MAX_BATCH - 1 of them.
-            if (batches.take(self.index, self.taken)) {
+            if (batches.take(self.index, self.taken, self.takenArg)) {
                 return QueueEntry.CARRIED; // the claim that filled the batch ran the chained wake
             }
             // alternate which ring comes first (owner-only field), so a flood of one kind never starves the other
@@ -176,7 +185,7 @@ final class GlobalQueueScheduler implements Scheduler {
      * seq_cst getAndSet, before the chained wake's mask load).
      */
     private long popCarried(WorkerThread self) {
-        int n = batches.refill(self.index, carried, self.taken, CarriedBatches.MAX_BATCH);
+        int n = batches.refill(self.index, carried, self.taken, self.takenArg, CarriedBatches.MAX_BATCH);
         if (n > 1) {
             // entries left in our batch for thieves: HELD after the refill's publishing getAndSet, before the
             // chained wake's idle-mask load (WorkSummary)
@@ -189,7 +198,7 @@ final class GlobalQueueScheduler implements Scheduler {
     private long stealBatch(WorkerThread self) {
         // volatile load of HELD: only the peers whose batch may hold entries; then acquire loads of their state
         // lines and a CAS on one
-        if (!batches.steal(self.index, self.taken, summary.mask(WorkSummary.HELD))) {
+        if (!batches.steal(self.index, self.taken, summary.mask(WorkSummary.HELD), self.takenArg)) {
             return QueueEntry.EMPTY;
         }
         counters.increment(self.index, PoolCounters.STEALS); // own counter line, as WORK_STEALING's
@@ -287,13 +296,13 @@ final class GlobalQueueScheduler implements Scheduler {
     }
 
     @Override
-    public long drainOne(Object[] taken) {
+    public long drainOne(Object[] taken, long[] arg) {
         long e = inject.tryPop();
         if (e != QueueEntry.EMPTY || carried == null) {
             return e;
         }
         // claimed by a worker, not yet started: queued, and older than the ring
-        return batches.takeAny(taken) ? QueueEntry.CARRIED : carried.tryPop(taken);
+        return batches.takeAny(taken, arg) ? QueueEntry.CARRIED : carried.tryPop(taken, arg);
     }
 
     @Override

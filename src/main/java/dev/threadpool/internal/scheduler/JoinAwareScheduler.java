@@ -134,8 +134,8 @@ final class JoinAwareScheduler implements Scheduler {
     }
 
     @Override
-    public long drainOne(Object[] taken) {
-        return topology.drainOne(taken);
+    public long drainOne(Object[] taken, long[] arg) {
+        return topology.drainOne(taken, arg);
     }
 
     @Override
@@ -146,6 +146,11 @@ final class JoinAwareScheduler implements Scheduler {
     @Override
     public boolean tryEnqueueCarried(Runnable task, WaitGroup group) {
         return topology.tryEnqueueCarried(task, group);
+    }
+
+    @Override
+    public boolean tryEnqueueCarriedArg(Object fn, Object ctx, long arg, WaitGroup group) {
+        return topology.tryEnqueueCarriedArg(fn, ctx, arg, group);
     }
 
     @Override

@@ -115,6 +115,11 @@ final class LaneScheduler implements Scheduler {
     }
 
     @Override
+    public boolean tryEnqueueCarriedArg(Object fn, Object ctx, long arg, WaitGroup group) {
+        return defaults.tryEnqueueCarriedArg(fn, ctx, arg, group);
+    }
+
+    @Override
     public CarriedRings carried() {
         return defaults.carried();
     }
@@ -258,9 +263,9 @@ final class LaneScheduler implements Scheduler {
     }
 
     @Override
-    public long drainOne(Object[] taken) {
+    public long drainOne(Object[] taken, long[] arg) {
         long e = blocking.tryPop();
-        return e != QueueEntry.EMPTY ? e : defaults.drainOne(taken);
+        return e != QueueEntry.EMPTY ? e : defaults.drainOne(taken, arg);
     }
 
     @Override

@@ -337,19 +337,25 @@ final class Lifecycle {
     /** Step 2's sweep: pops every entry and cancels what is still queued; workers may race us per entry. */
     private void sweepQueued() {
         long e;
-        final Object[] taken = new Object[2]; // a carried task's references (cold path: shutdown)
-        while ((e = scheduler.drainOne(taken)) != QueueEntry.EMPTY) {
+        final Object[] taken = new Object[3]; // a carried task's references (cold path: shutdown)
+        final long[] arg = new long[1]; // and a carried task in argument form's argument
+        while ((e = scheduler.drainOne(taken, arg)) != QueueEntry.EMPTY) {
             if (e == QueueEntry.CARRIED) {
-                sweptCarried(taken);
+                sweptCarried(taken, arg[0]);
                 continue;
             }
             int idx = table.slotOf(e);
             long gen = table.genOf(e);
-            // Read before the CAS, kept only if it wins: while (gen, QUEUED) holds, the references are the ones
-            // the submitter published with this entry (our pop acquired them), and nothing can overwrite them
-            // before the slot leaves (gen, QUEUED). Once our CAS wins, a cancelled waitable is its awaiter's.
+            // Read before the CAS, kept only if it wins: while (gen, QUEUED) holds, the references (and flags and
+            // argument) are the ones the submitter published with this entry (our pop acquired them), and nothing
+            // can overwrite them before the slot leaves (gen, QUEUED). Once our CAS wins, a cancelled waitable is
+            // its awaiter's.
             Runnable task = slots.task(idx);
             WaitGroup group = slots.group(idx);
+            boolean argForm = (table.flags(idx) & DescriptorTable.FLAG_ARGUMENT) != 0;
+            Object fn = argForm ? slots.fn(idx) : null;
+            Object ctx = argForm ? slots.ctx(idx) : null;
+            long argument = argForm ? table.arg(idx) : 0L;
             long won = table.tryCancel(idx, gen, false);
             if (won == 0) {
                 space.signal();
@@ -363,6 +369,9 @@ final class Lifecycle {
                 slots.wakeSlot(idx); // the awaiter releases the slot (and clears its task), sees it cancelled
             } else {
                 slots.clearRefs(idx); // a cancelled detached slot is ours alone: clear, then release
+                if (argForm) {
+                    slots.clearArgRefs(idx);
+                }
                 table.releaseCancelledDetached(idx);
                 counters.addReleasedOther(1);
                 counters.addCancelled(1); // after the release, as for completed tasks
@@ -371,7 +380,9 @@ final class Lifecycle {
                 group.done();
             }
             Consumer<Runnable> sink = sweptSink;
-            if (sink != null && task != null) {
+            if (sink != null && argForm) {
+                sink.accept(new ArgumentTask(fn, ctx, argument)); // one object per swept task: shutdown is cold
+            } else if (sink != null && task != null) {
                 sink.accept(task);
             }
         }
@@ -379,20 +390,24 @@ final class Lifecycle {
 
     /**
      * A carried task the sweep took off the ring (no descriptor: BoundedRing, "Carried tasks"): the pop made it
-     * ours alone, so it is cancelled without a CAS, counted, its group released and the task handed to the sink.
+     * ours alone, so it is cancelled without a CAS, counted, its group released and the task handed to the sink
+     * (a task in argument form, {@code taken[2]} its context marker and {@code arg} its argument, as an
+     * {@link ArgumentTask}).
      */
-    private void sweptCarried(Object[] taken) {
-        Runnable task = (Runnable) taken[0];
+    private void sweptCarried(Object[] taken, long arg) {
+        Object task = taken[0];
         WaitGroup group = (WaitGroup) taken[1];
+        Object marker = taken[2];
         taken[0] = null;
         taken[1] = null;
+        taken[2] = null;
         counters.addCancelled(1);
         if (group != null) {
             group.done();
         }
         Consumer<Runnable> sink = sweptSink;
         if (sink != null) {
-            sink.accept(task);
+            sink.accept(marker != null ? new ArgumentTask(task, QueueEntry.ctxOf(marker), arg) : (Runnable) task);
         }
     }
 

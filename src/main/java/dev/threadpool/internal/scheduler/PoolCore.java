@@ -60,7 +60,7 @@ import java.util.function.IntConsumer;
  *       -> PoolCounters.tryAcceptOutside | tryAcceptOnWorker | tryAcceptOnSubmitter -> Slots.publish
  *       -> Scheduler.tryEnqueue(self, entry, lane) -> Scheduler.signalWork(1, lane)
  *   WorkerThread.run -> PoolCore.workerMain -> WorkerLoop.run -> WorkerLoop.turn, until it says stop:
- *       Scheduler.next(self) -> WorkerLoop.runEntry: DescriptorTable.tryStart -> task.run
+ *       Scheduler.next(self) -> WorkerLoop.runEntry: DescriptorTable.tryStart -> task.run (or fn.accept(ctx, arg))
  *       -> Slots.releaseSlot (detached) | DescriptorTable.finishWaitable + Slots.wakeSlot (waitable)
  *       nothing queued: Idle.idle -> ParkingLot.announce / park
  * </pre>
@@ -328,6 +328,23 @@ public final class PoolCore {
      */
     public int submitBatch(int submitter, Runnable[] batch, int from, int to, int flags, WaitGroup group) {
         return submission.submitBatch(currentWorker(), submitter, batch, from, to, flags, group);
+    }
+
+    /**
+     * As {@link #submit(int, Runnable, int, WaitGroup, WaitMode, long)} for a task in argument form: {@code fn} (an
+     * {@code ObjLongConsumer}) is called as {@code fn.accept(ctx, arg)}; {@code ctx} may be null. Nothing is
+     * allocated for it on any path (DESIGN.md, "Tasks with arguments"). {@code flags} are the lane's only.
+     */
+    public boolean submitArg(int submitter, Object fn, Object ctx, long arg, int flags, WaitGroup group,
+            WaitMode mode, long deadline) {
+        return submission.submit(currentWorker(), submitter, fn, ctx, arg, flags | DescriptorTable.FLAG_ARGUMENT,
+                group, mode, deadline);
+    }
+
+    /** As {@link #submitWaitable(int, Runnable, int)} for a task in argument form (see {@link #submitArg}). */
+    public long submitWaitableArg(int submitter, Object fn, Object ctx, long arg, int flags) {
+        return submission.submitWaitable(currentWorker(), submitter, fn, ctx, arg,
+                flags | DescriptorTable.FLAG_ARGUMENT);
     }
 
     /** Waitable submit; returns the handle ({@code gen << log2(queueCapacity) | idx}). Waits while full. */

@@ -173,9 +173,19 @@ interface Scheduler {
 
     /**
      * Removes one entry from any queue, from any thread (the CANCEL_PENDING sweep); EMPTY when all are empty. For
-     * {@link QueueEntry#CARRIED} the task and its group go to {@code taken[0]} and {@code taken[1]}.
+     * {@link QueueEntry#CARRIED} the task and its group go to {@code taken[0]} and {@code taken[1]}; for a carried
+     * task in argument form also its context marker to {@code taken[2]} and its argument to {@code arg[0]}
+     * ({@code BoundedRing}, "Argument cells"). {@code taken[2]} is left as it was for any other entry.
      */
-    long drainOne(Object[] taken);
+    long drainOne(Object[] taken, long[] arg);
+
+    /**
+     * {@link #drainOne(Object[], long[])} without an argument sink, for queues that hold no carried task in
+     * argument form (tests): one met is refused ({@link IllegalStateException}) before it is taken.
+     */
+    default long drainOne(Object[] taken) {
+        return drainOne(taken, null);
+    }
 
     // ---- carried tasks --------------------------------------------------------------------------------
     // A ring of its own carries a detached task's references in its cell (BoundedRing, "Carried tasks"):
@@ -205,6 +215,14 @@ interface Scheduler {
      * which). Only when {@link #carriesTasks()}; the caller then calls {@link #signalCarried}.
      */
     default boolean tryEnqueueCarried(Runnable task, WaitGroup group) {
+        throw new UnsupportedOperationException("this topology does not carry tasks");
+    }
+
+    /**
+     * {@link #tryEnqueueCarried} of a task in argument form: {@code fn}, {@code ctx} (null allowed) and {@code arg}
+     * ride in the cell ({@code BoundedRing}, "Argument cells"), so the task is no object. Same contract.
+     */
+    default boolean tryEnqueueCarriedArg(Object fn, Object ctx, long arg, WaitGroup group) {
         throw new UnsupportedOperationException("this topology does not carry tasks");
     }
 

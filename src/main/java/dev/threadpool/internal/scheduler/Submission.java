@@ -31,6 +31,10 @@ import java.util.function.BooleanSupplier;
  *        no room:             waitForRingRoom (a worker helps or runs its own entry; others spin, park)
  *   6. signal                 scheduler.signalWork(n, lane): depth sample, then the topology's wake rule
  * </pre>
+ * A task in argument form ({@code submit(fn, ctx, arg)}: {@link DescriptorTable#FLAG_ARGUMENT} in the flags) takes
+ * exactly these steps; only what step 0 writes into the cell (BoundedRing, "Argument cells") and step 4 into the
+ * slot (Slots, "Tasks in argument form") differ, and caller-runs calls {@code fn.accept(ctx, arg)}. So no step
+ * makes an object for it.
  * The lane is derived from the flags once, in step 1's caller, and passed with the entry from then on
  * (Scheduler, "The lane"). A batch repeats 2 to 6 per chunk of {@link #BATCH_CHUNK}: one freelist CAS (a thread
  * without a descriptor cache), one accept CAS and one ring claim per chunk; a carried batch one group add per
@@ -135,9 +139,21 @@ final class Submission {
      */
     boolean submit(WorkerThread self, int submitter, Runnable task, int flags, WaitGroup group, WaitMode mode,
             long deadline) {
+        return submit(self, submitter, task, null, 0L, flags, group, mode, deadline);
+    }
+
+    /**
+     * The detached submit of either form: {@code task} is a {@code Runnable}, or, where {@code flags} has
+     * {@link DescriptorTable#FLAG_ARGUMENT}, the function of a task in argument form, run as
+     * {@code fn.accept(ctx, arg)} ({@code ctx} and {@code arg} are ignored otherwise). The form changes only what
+     * is written where (the carried cell or the slot's references, {@link #pushCarried}, {@link #publish}) and how
+     * caller-runs calls it; every step of the pipeline is the same.
+     */
+    boolean submit(WorkerThread self, int submitter, Object task, Object ctx, long arg, int flags, WaitGroup group,
+            WaitMode mode, long deadline) {
         lifecycle.checkAccepting();
         if (carried(self, submitter, flags)) {
-            return submitCarried(task, group, flags, mode, deadline);
+            return submitCarried(task, ctx, arg, group, flags, mode, deadline);
         }
         if (group != null) {
             group.add(1);
@@ -157,7 +173,11 @@ final class Submission {
                         throw rejectedByShutdown();
                     }
                     handedOver = true;
-                    loop.runInline(self, task, group); // caller-runs: accepted, run here, counted as inline
+                    if ((flags & DescriptorTable.FLAG_ARGUMENT) != 0) { // caller-runs: accepted, run here, inline
+                        loop.runInlineArg(self, task, ctx, arg, group);
+                    } else {
+                        loop.runInline(self, (Runnable) task, group);
+                    }
                     return true;
                 }
                 idx = mode == WaitMode.NO_WAIT ? -1
@@ -173,7 +193,7 @@ final class Submission {
             }
             handedOver = true;
             Lane lane = laneOf(flags);
-            enqueue(self, submitter, slots.publish(idx, task, group, flags, false), lane);
+            enqueue(self, submitter, publish(idx, task, ctx, arg, group, flags, false), lane);
             scheduler.signalWorkFrom(self, 1, lane); // a LIFO put that displaced nothing needs no fence
             return true;
         } finally {
@@ -191,7 +211,8 @@ final class Submission {
      * that begins meanwhile refuses it, as it refuses a submitter waiting for a descriptor), per {@code mode};
      * then it tries again. A closed ring refuses it.
      */
-    private boolean submitCarried(Runnable task, WaitGroup group, int flags, WaitMode mode, long deadline) {
+    private boolean submitCarried(Object task, Object ctx, long arg, WaitGroup group, int flags, WaitMode mode,
+            long deadline) {
         if (group != null) {
             group.add(1); // before the push: the task may run (and call done) as soon as it is pushed
         }
@@ -200,7 +221,7 @@ final class Submission {
         // waiter is woken, not a bound on the queue (a cell freed meanwhile is taken).
         boolean lastTry = mode == WaitMode.NO_WAIT;
         try {
-            while (!scheduler.tryEnqueueCarried(task, group)) { // the claim accepts; checked accesses before it
+            while (!pushCarried(task, ctx, arg, group, flags)) { // the claim accepts; checked accesses before it
                 if (scheduler.carriedClosed()) {
                     throw rejectedByShutdown(); // closed to pushes: shutdown's count does not hold this task
                 }
@@ -223,6 +244,24 @@ final class Submission {
         }
         scheduler.signalCarried(1);
         return true;
+    }
+
+    /**
+     * One carried push of either form: a {@code Runnable}'s references, or a task in argument form's function,
+     * context and argument ({@link DescriptorTable#FLAG_ARGUMENT}; BoundedRing, "Argument cells").
+     */
+    private boolean pushCarried(Object task, Object ctx, long arg, WaitGroup group, int flags) {
+        return (flags & DescriptorTable.FLAG_ARGUMENT) != 0 ? scheduler.tryEnqueueCarriedArg(task, ctx, arg, group)
+                : scheduler.tryEnqueueCarried((Runnable) task, group);
+    }
+
+    /**
+     * Publishes a reserved slot's task of either form (Slots.publish, or Slots.publishArg for a task in argument
+     * form) and returns its entry.
+     */
+    private long publish(int idx, Object task, Object ctx, long arg, WaitGroup group, int flags, boolean waitable) {
+        return (flags & DescriptorTable.FLAG_ARGUMENT) != 0 ? slots.publishArg(idx, task, ctx, arg, group, flags,
+                waitable) : slots.publish(idx, (Runnable) task, group, flags, waitable);
     }
 
     /**
@@ -401,6 +440,14 @@ final class Submission {
 
     /** Waitable submit; returns the handle ({@code gen << log2(queueCapacity) | idx}). Waits while full. */
     long submitWaitable(WorkerThread self, int submitter, Runnable task, int flags) {
+        return submitWaitable(self, submitter, task, null, 0L, flags);
+    }
+
+    /**
+     * The waitable submit of either form ({@code task} as in {@link #submit(WorkerThread, int, Object, Object, long,
+     * int, WaitGroup, WaitMode, long)}).
+     */
+    long submitWaitable(WorkerThread self, int submitter, Object task, Object ctx, long arg, int flags) {
         lifecycle.checkAccepting();
         int idx = slots.acquireFast(self, submitter);
         if (idx < 0) {
@@ -410,7 +457,7 @@ final class Submission {
             table.unreserve(idx);
             throw rejectedByShutdown();
         }
-        long entry = slots.publish(idx, task, null, flags, true);
+        long entry = publish(idx, task, ctx, arg, null, flags, true);
         Lane lane = laneOf(flags);
         enqueue(self, submitter, entry, lane);
         scheduler.signalWorkFrom(self, 1, lane);

@@ -196,6 +196,15 @@ final class WorkStealingScheduler implements Scheduler {
     }
 
     @Override
+    public boolean tryEnqueueCarriedArg(Object fn, Object ctx, long arg, WaitGroup group) {
+        if (carried == null) {
+            throw new UnsupportedOperationException("TimestampMode.FULL: every task takes a descriptor");
+        }
+        // seq_cst CAS on the tail of the stripe that takes it, as tryEnqueueCarried
+        return carried.tryPushArg(fn, group, ctx, arg);
+    }
+
+    @Override
     public boolean carriedLowWater() {
         return carried.atMostHalfFull();
     }
@@ -419,7 +428,7 @@ final class WorkStealingScheduler implements Scheduler {
      * {@code self.taken}. CARRIED, or EMPTY when both had nothing.
      */
     private long claimCarried(WorkerThread self) {
-        int n = batches.refill(self.index, carried, self.taken, CarriedBatches.MAX_BATCH);
+        int n = batches.refill(self.index, carried, self.taken, self.takenArg, CarriedBatches.MAX_BATCH);
         if (n > 1) {
             // entries left in our batch for thieves: HELD after the refill's publishing getAndSet, before the
             // chained wake's idle-mask load (WorkSummary)
@@ -469,14 +478,14 @@ final class WorkStealingScheduler implements Scheduler {
      * blocking task. An acquire load of the owner's state line and, when it holds one, a CAS on it.
      */
     long takeOwnBatch(WorkerThread self) {
-        return batches != null && batches.take(self.index, self.taken) ? QueueEntry.CARRIED : QueueEntry.EMPTY;
+        return batches != null && batches.take(self.index, self.taken, self.takenArg) ? QueueEntry.CARRIED : QueueEntry.EMPTY;
     }
 
     /** One entry of another worker's carried batch, starting after our own index, or EMPTY. */
     private long stealBatch(WorkerThread self) {
         // volatile load of HELD: only the peers whose batch may hold entries; then acquire loads of their state
         // lines and a CAS on one
-        if (!batches.steal(self.index, self.taken, summary.mask(WorkSummary.HELD))) {
+        if (!batches.steal(self.index, self.taken, summary.mask(WorkSummary.HELD), self.takenArg)) {
             return QueueEntry.EMPTY;
         }
         counters.increment(self.index, PoolCounters.STEALS);
@@ -630,13 +639,13 @@ final class WorkStealingScheduler implements Scheduler {
     }
 
     @Override
-    public long drainOne(Object[] taken) {
+    public long drainOne(Object[] taken, long[] arg) {
         long e = inject.tryPop();
         if (e == QueueEntry.EMPTY && carried != null) {
-            if (batches.takeAny(taken)) { // claimed by a worker, not yet started: still queued
+            if (batches.takeAny(taken, arg)) { // claimed by a worker, not yet started: still queued
                 return QueueEntry.CARRIED;
             }
-            e = carried.tryPop(taken);
+            e = carried.tryPop(taken, arg);
         }
         if (e != QueueEntry.EMPTY) {
             return e;

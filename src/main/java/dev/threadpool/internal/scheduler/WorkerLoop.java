@@ -20,7 +20,8 @@ import dev.threadpool.internal.stats.Timestamps;
  *             | nothing either: Idle.idle (spin, announce, park)
  *   runEntry: tryStart (gen, QUEUED) -> (gen, RUNNING): a CAS if waitable, a release store if detached
  *            (the pop already decided); else drop the entry (stale / cancelled)
- *             -> run, containing any Throwable -> clear the refs -> outcome:
+ *             -> run (task.run(), or fn.accept(ctx, arg) where FLAG_ARGUMENT), containing any Throwable
+ *             -> clear the refs (and a task in argument form's function and context) -> outcome:
  *                waitable: count, finishWaitable (keeps the failure), wake the awaiters
  *                detached: releaseSlot (cache or freelist), count RELEASED, then the outcome
  *             -> WaitGroup.done
@@ -169,6 +170,17 @@ final class WorkerLoop {
         counters.increment(w, PoolCounters.STARTED);
         Runnable task = slots.task(idx); // plain: published by the release of QUEUED, observed by our CAS
         WaitGroup group = slots.group(idx);
+        // plain, as the task: FLAGS sits on the descriptor line our tryStart just read. A task in argument form
+        // (Slots, "Tasks in argument form") is its function, context and long; the Runnable path reads nothing more.
+        final boolean argForm = (table.flags(idx) & DescriptorTable.FLAG_ARGUMENT) != 0;
+        Object fn = null;
+        Object ctx = null;
+        long arg = 0;
+        if (argForm) {
+            fn = slots.fn(idx); // plain, all three: published with the entry, as the task
+            ctx = slots.ctx(idx);
+            arg = table.arg(idx);
+        }
         long startNanos = 0;
         if (Timestamps.COMPILED && timestamps) {
             startNanos = System.nanoTime();
@@ -176,7 +188,7 @@ final class WorkerLoop {
             // submitNanos: plain, written before the publishing release store our tryStart's acquire load observed
             waitHist.record(w, startNanos - table.submitNanos(idx));
         }
-        Throwable failure = runTask(self, task);
+        Throwable failure = argForm ? runArg(self, fn, ctx, arg) : runTask(self, task);
         if (Timestamps.COMPILED && timestamps) {
             long endNanos = System.nanoTime();
             table.setEndNanos(idx, endNanos);
@@ -186,9 +198,17 @@ final class WorkerLoop {
             sampleLatency(self, idx);
         }
         slots.clearRefs(idx); // we still own the slot (RUNNING): clear its references before we give it up
+        if (argForm) {
+            slots.clearArgRefs(idx); // and the function and context: no context is retained past its task
+        }
         if (failure != null) {
             // a waitable task's failure goes to its awaiter: the default report is for detached ones only
-            onFailure(task, failure, !DescriptorTable.waitable(table.ctlAcquire(idx)));
+            boolean detached = !DescriptorTable.waitable(table.ctlAcquire(idx));
+            if (argForm) {
+                onArgFailure(fn, ctx, arg, failure, detached);
+            } else {
+                onFailure(task, failure, detached);
+            }
         }
         long outcomeCounter = failure != null ? PoolCounters.FAILED : PoolCounters.COMPLETED;
         if (DescriptorTable.waitable(table.ctlAcquire(idx))) {
@@ -225,6 +245,27 @@ final class WorkerLoop {
         return failure;
     }
 
+    /**
+     * {@link #runTask} for a task in argument form: the same interrupt, watchdog and containment rules around
+     * {@code fn.accept(ctx, arg)}. Never throws.
+     */
+    private Throwable runArg(WorkerThread self, Object fn, Object ctx, long arg) {
+        Thread.interrupted(); // a task never inherits an interrupt aimed at an earlier one
+        final boolean watched = self.watched;
+        final long outerRun = watched ? watchdog.taskStarted(self) : 0L;
+        Throwable failure = null;
+        try {
+            ArgumentTask.call(fn, ctx, arg);
+        } catch (Throwable t) {
+            failure = t;
+        }
+        if (watched) {
+            watchdog.taskEnded(self, outerRun);
+        }
+        Thread.interrupted(); // nor does the worker keep one a task left behind
+        return failure;
+    }
+
     /** The task's group, if any, counts it done; a group the user drove negative is contained and recorded. */
     private void groupDone(WaitGroup group) {
         if (group != null) {
@@ -244,10 +285,18 @@ final class WorkerLoop {
      */
     private void runCarried(WorkerThread self) {
         final Object[] taken = self.taken;
-        Runnable task = (Runnable) taken[0];
+        Object task = taken[0]; // a Runnable, or the function of a task in argument form
         WaitGroup group = (WaitGroup) taken[1];
+        // null for a Runnable task (its pop left it null); else the context marker of a task in argument form
+        // (BoundedRing, "Argument cells"), whose argument the pop put in takenArg
+        Object marker = taken[2];
         taken[0] = null; // before the run: a nested pop (helping) reuses the pair
         taken[1] = null;
+        long arg = 0;
+        if (marker != null) {
+            taken[2] = null; // the next pop of a Runnable task leaves it as it finds it
+            arg = self.takenArg[0];
+        }
         // volatile load of the waiter mask, after our pop's seq_cst head CAS made room, then of the ring's head and
         // tail: the signaller's half of the SpaceWaiters handshake with an outside submitter waiting for the
         // ring to drain to half (Submission, "Waiting for a carried cell"). Nobody waits: one load of a line
@@ -257,9 +306,18 @@ final class WorkerLoop {
         }
         final int w = self.index;
         counters.increment(w, PoolCounters.STARTED);
-        Throwable failure = runTask(self, task);
-        if (failure != null) {
-            onFailure(task, failure, true); // detached: nobody awaits it
+        Throwable failure;
+        if (marker == null) {
+            failure = runTask(self, (Runnable) task);
+            if (failure != null) {
+                onFailure((Runnable) task, failure, true); // detached: nobody awaits it
+            }
+        } else {
+            Object ctx = QueueEntry.ctxOf(marker);
+            failure = runArg(self, task, ctx, arg);
+            if (failure != null) {
+                onArgFailure(task, ctx, arg, failure, true); // detached: nobody awaits it
+            }
         }
         counters.increment(w, failure != null ? PoolCounters.FAILED : PoolCounters.COMPLETED);
         groupDone(group);
@@ -308,6 +366,20 @@ final class WorkerLoop {
         } catch (Throwable reportingFailed) {
             // dropped: the report is lost, the outcome that follows is what must not be
         }
+    }
+
+    /**
+     * {@link #onFailure} for a task in argument form: the error handler, if any, gets an {@link ArgumentTask} made for
+     * it (a failure is no hot path); without one nothing is made. Never throws.
+     */
+    void onArgFailure(Object fn, Object ctx, long arg, Throwable t, boolean detached) {
+        Runnable task;
+        try {
+            task = errorHandler != null ? new ArgumentTask(fn, ctx, arg) : null;
+        } catch (Throwable noRoom) { // an OutOfMemoryError: the report goes on without the task
+            task = null;
+        }
+        onFailure(task, t, detached);
     }
 
     // ---- nested runs ------------------------------------------------------------------------------------
@@ -370,6 +442,34 @@ final class WorkerLoop {
         self.inlineDepth++; // owner-only plain field
         try {
             runInlineTask(self, task, group);
+        } finally {
+            self.inlineDepth--;
+        }
+    }
+
+    /**
+     * {@link #runInline} of a task in argument form: {@code fn.accept(ctx, arg)}, accepted and run here on
+     * {@code self} with its {@code group}, counted as inline. The caller checked the nesting bound.
+     */
+    void runInlineArg(WorkerThread self, Object fn, Object ctx, long arg, WaitGroup group) {
+        self.inlineDepth++; // owner-only plain field
+        try {
+            int w = self.index;
+            counters.increment(w, PoolCounters.STARTED);
+            counters.increment(w, PoolCounters.INLINE_RUNS);
+            Throwable failure = null;
+            try {
+                ArgumentTask.call(fn, ctx, arg); // inline: the caller's interrupt status is left untouched
+            } catch (Throwable t) {
+                failure = t;
+            }
+            if (failure != null) {
+                onArgFailure(fn, ctx, arg, failure, true); // detached: nobody awaits it
+            }
+            counters.increment(w, failure != null ? PoolCounters.FAILED : PoolCounters.COMPLETED);
+            if (group != null) {
+                group.done();
+            }
         } finally {
             self.inlineDepth--;
         }

@@ -28,10 +28,14 @@ public final class WorkerThread extends Thread {
     int joinNest;
     /**
      * The task and group of the carried entry ({@code QueueEntry.CARRIED}) this worker popped last, handed over
-     * by {@code BoundedRing.tryPop(Object[])}; cleared by {@code WorkerLoop.runCarried} before it runs the task.
-     * Owner-only.
+     * by {@code CarriedBatches} (from {@code BoundedRing.popManyCarried}); for a task in argument form its function,
+     * group and context marker ({@code BoundedRing}, "Argument cells"), the argument in {@link #takenArg}. Cleared by
+     * {@code WorkerLoop.runCarried} before it runs the task: {@code taken[2]} stays null between pops (a pop of a
+     * {@code Runnable} task does not write it). Owner-only.
      */
-    final Object[] taken = new Object[2];
+    final Object[] taken = new Object[3];
+    /** The argument of the carried task in argument form in {@link #taken}; a long, nothing to clear. Owner-only. */
+    final long[] takenArg = new long[1];
     /** Which of the shared rings (carried, inject) this worker's next look tries first (alternates; owner-only). */
     boolean carriedFirst;
     /**
