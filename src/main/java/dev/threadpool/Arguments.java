@@ -16,6 +16,13 @@ final class Arguments {
         }
     }
 
+    /** The function of a task in argument form ({@code submit(fn, ctx, arg)}); its context may be null. */
+    static void requireFn(Object fn) {
+        if (fn == null) {
+            throw new NullPointerException("fn must not be null");
+        }
+    }
+
     /** The array, the range within it and every task in the range. */
     static void checkBatch(Runnable[] tasks, int from, int to) {
         Objects.requireNonNull(tasks, "tasks must not be null");

@@ -25,7 +25,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *   <li>{@link #shutdown()}: {@link ShutdownMode#DRAIN} without waiting.</li>
  *   <li>{@link #shutdownNow()}: {@link ShutdownMode#CANCEL_PENDING} without waiting; returns the tasks it swept
  *       from the queues (never run, not cancelled: the caller owns them, as with {@code ThreadPoolExecutor}),
- *       then interrupts every worker, best effort.</li>
+ *       then interrupts every worker, best effort. A task submitted to the pool in argument form
+ *       ({@code submit(fn, ctx, arg)}) is in the list as a {@code Runnable} made for it, whose {@code run()} calls
+ *       {@code fn.accept(ctx, arg)}.</li>
  *   <li>{@link #awaitTermination}, {@link #isShutdown()}, {@link #isTerminated()}: the pool's own state.</li>
  *   <li>{@link #close()}: shutdown, wait for termination ({@code shutdownNow} once if interrupted, as the JDK's
  *       default), then {@link ThreadPool#close()}: closing the view closes the pool and frees its arena.</li>

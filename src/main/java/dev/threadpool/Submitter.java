@@ -1,6 +1,7 @@
 package dev.threadpool;
 
 import java.util.Objects;
+import java.util.function.ObjLongConsumer;
 
 /**
  * A registered submitting thread: its own entry point into a pool, from {@link ThreadPool#registerSubmitter()}.
@@ -118,6 +119,69 @@ public final class Submitter implements AutoCloseable {
     public long submitWaitable(Runnable task) {
         ensureOpen();
         return pool.submitWaitableFrom(slot, Objects.requireNonNull(task, "task must not be null"));
+    }
+
+    /**
+     * As {@link ThreadPool#submit(ObjLongConsumer, Object, long)}: a task in argument form, nothing allocated for it.
+     *
+     * @param fn  the function (not null), called as {@code fn.accept(ctx, arg)}
+     * @param ctx its first argument, any object or null
+     * @param arg its second argument
+     * @param <T> the type of the context
+     * @throws NullPointerException {@code fn} is null
+     * @throws IllegalStateException this submitter is closed
+     */
+    public <T> void submit(ObjLongConsumer<? super T> fn, T ctx, long arg) {
+        ensureOpen();
+        pool.submitArgFrom(slot, fn, ctx, arg, SubmitOptions.DEFAULT);
+    }
+
+    /**
+     * As {@link ThreadPool#submit(ObjLongConsumer, Object, long, SubmitOptions)}.
+     *
+     * @param fn      the function (not null), called as {@code fn.accept(ctx, arg)}
+     * @param ctx     its first argument, any object or null
+     * @param arg     its second argument
+     * @param options the lane to route it to (not null)
+     * @param <T>     the type of the context
+     * @throws NullPointerException {@code fn} or {@code options} is null
+     * @throws IllegalStateException this submitter is closed
+     */
+    public <T> void submit(ObjLongConsumer<? super T> fn, T ctx, long arg, SubmitOptions options) {
+        ensureOpen();
+        pool.submitArgFrom(slot, fn, ctx, arg, options);
+    }
+
+    /**
+     * As {@link ThreadPool#trySubmit(ObjLongConsumer, Object, long)}.
+     *
+     * @param fn  the function (not null), called as {@code fn.accept(ctx, arg)}
+     * @param ctx its first argument, any object or null
+     * @param arg its second argument
+     * @param <T> the type of the context
+     * @return as {@link ThreadPool#trySubmit(ObjLongConsumer, Object, long)}: true when the task was accepted
+     * @throws NullPointerException {@code fn} is null
+     * @throws IllegalStateException this submitter is closed
+     */
+    public <T> boolean trySubmit(ObjLongConsumer<? super T> fn, T ctx, long arg) {
+        ensureOpen();
+        return pool.trySubmitArgFrom(slot, fn, ctx, arg);
+    }
+
+    /**
+     * As {@link ThreadPool#submitWaitable(ObjLongConsumer, Object, long)}.
+     *
+     * @param fn  the function (not null), called as {@code fn.accept(ctx, arg)}
+     * @param ctx its first argument, any object or null
+     * @param arg its second argument
+     * @param <T> the type of the context
+     * @return the task's handle, for {@link ThreadPool}'s {@code await} and {@code cancel}
+     * @throws NullPointerException {@code fn} is null
+     * @throws IllegalStateException this submitter is closed
+     */
+    public <T> long submitWaitable(ObjLongConsumer<? super T> fn, T ctx, long arg) {
+        ensureOpen();
+        return pool.submitWaitableArgFrom(slot, Objects.requireNonNull(fn, "fn must not be null"), ctx, arg);
     }
 
     /**

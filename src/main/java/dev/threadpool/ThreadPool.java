@@ -12,6 +12,7 @@ import java.util.Objects;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.function.ObjLongConsumer;
 
 /**
  * A fixed-capacity thread pool whose state lives off-heap in one arena, with exact memory accounting.
@@ -43,7 +44,10 @@ import java.util.concurrent.RejectedExecutionException;
  *   <li>{@code shutdown} and {@code close} may not be called from one of the pool's own workers
  *       ({@link IllegalStateException} at once). After {@code close} every call fails with a clear exception
  *       except {@link #statsSnapshot()}, which returns the final figures ({@code liveBytes == 0}).</li>
- *   <li>Detached submit allocates nothing per task.</li>
+ *   <li>Detached submit allocates nothing per task. A task in argument form,
+ *       {@link #submit(ObjLongConsumer, Object, long) submit(fn, ctx, arg)} and its family, is no object at all: with a
+ *       static, non-capturing {@code fn} a task that needs a context and a {@code long} allocates nothing on any path
+ *       (carried, descriptor, waitable, lane, a worker's own submit, a {@link Submitter}).</li>
  * </ul>
  * All methods are thread-safe.
  */
@@ -303,6 +307,191 @@ public final class ThreadPool implements AutoCloseable {
         return waitable(PoolCore.NO_SUBMITTER, task, flags);
     }
 
+    // ---- submit with arguments: zero-allocation tasks ----------------------------------------------------------
+    // A task as a function, a context and a long: each method mirrors the Runnable one above it, and the pool
+    // allocates nothing for the task on any path (DESIGN.md, "Tasks with arguments").
+
+    /**
+     * Submits a detached task in argument form: the pool calls {@code fn.accept(ctx, arg)} once, on a worker. With a
+     * static, non-capturing {@code fn} (a method reference such as {@code Engine::onOrder}, static with parameters
+     * {@code (Engine, long)} or an instance method of {@code Engine} taking a {@code long}) the task is no object:
+     * the function, the context and the {@code long} ride in the task's ring cell or descriptor, so nothing is
+     * allocated per task on any path, where {@code () -> engine.onOrder(id)} would be a new object each time.
+     * Otherwise exactly {@link #submit(Runnable)}: waits while the pool is full (from one of its own workers: runs
+     * it inline); a throw from {@code fn} is handled as a task's (the {@link TaskErrorHandler} then gets a
+     * {@code Runnable} made for the report, whose {@code toString} names the function, context and argument).
+     *
+     * <pre>{@code
+     * static void onOrder(Engine engine, long orderId) { ... }
+     * pool.submit(Engine::onOrder, engine, orderId); // nothing allocated
+     * }</pre>
+     *
+     * @param fn  the function (not null), called as {@code fn.accept(ctx, arg)}
+     * @param ctx its first argument, any object or null; the pool keeps no reference to it once the task has ended
+     * @param arg its second argument
+     * @param <T> the type of the context
+     * @throws NullPointerException if {@code fn} is null
+     * @throws PoolShutdownException once shutdown has begun
+     */
+    public <T> void submit(ObjLongConsumer<? super T> fn, T ctx, long arg) {
+        submit(fn, ctx, arg, SubmitOptions.DEFAULT);
+    }
+
+    /**
+     * As {@link #submit(ObjLongConsumer, Object, long)}, with options (the lane), as
+     * {@link #submit(Runnable, SubmitOptions)}; waits while the pool is full.
+     *
+     * @param fn      the function (not null), called as {@code fn.accept(ctx, arg)}
+     * @param ctx     its first argument, any object or null
+     * @param arg     its second argument
+     * @param options the lane to route it to (not null)
+     * @param <T>     the type of the context
+     * @throws NullPointerException if {@code fn} or {@code options} is null
+     * @throws PoolShutdownException once shutdown has begun
+     */
+    public <T> void submit(ObjLongConsumer<? super T> fn, T ctx, long arg, SubmitOptions options) {
+        Arguments.requireFn(fn);
+        int flags = flags(options);
+        detachedArg(PoolCore.NO_SUBMITTER, fn, ctx, arg, flags, null, WaitMode.UNBOUNDED, 0L);
+    }
+
+    /**
+     * As {@link #submit(ObjLongConsumer, Object, long)}, counted by {@code group}, as
+     * {@link #submit(Runnable, WaitGroup)}: the pool calls {@code group.done()} once the task has ended, or at
+     * once if the submission is refused. Waits while full.
+     *
+     * @param fn    the function (not null), called as {@code fn.accept(ctx, arg)}
+     * @param ctx   its first argument, any object or null
+     * @param arg   its second argument
+     * @param group counts the task until it ends (not null)
+     * @param <T>   the type of the context
+     * @throws NullPointerException if {@code fn} or {@code group} is null
+     * @throws PoolShutdownException once shutdown has begun
+     */
+    public <T> void submit(ObjLongConsumer<? super T> fn, T ctx, long arg, WaitGroup group) {
+        submit(fn, ctx, arg, group, SubmitOptions.DEFAULT);
+    }
+
+    /**
+     * As {@link #submit(ObjLongConsumer, Object, long, WaitGroup)}, with options (the lane).
+     *
+     * @param fn      the function (not null), called as {@code fn.accept(ctx, arg)}
+     * @param ctx     its first argument, any object or null
+     * @param arg     its second argument
+     * @param group   counts the task until it ends (not null)
+     * @param options the lane to route it to (not null)
+     * @param <T>     the type of the context
+     * @throws NullPointerException if {@code fn}, {@code group} or {@code options} is null
+     * @throws PoolShutdownException once shutdown has begun
+     */
+    public <T> void submit(ObjLongConsumer<? super T> fn, T ctx, long arg, WaitGroup group, SubmitOptions options) {
+        Arguments.requireFn(fn);
+        Objects.requireNonNull(group, "group must not be null");
+        int flags = flags(options);
+        detachedArg(PoolCore.NO_SUBMITTER, fn, ctx, arg, flags, group, WaitMode.UNBOUNDED, 0L);
+    }
+
+    /**
+     * As {@link #trySubmit(Runnable)} for a task in argument form: one attempt, never waits; false when the pool
+     * is full (nothing submitted, nothing kept).
+     *
+     * @param fn  the function (not null), called as {@code fn.accept(ctx, arg)}
+     * @param ctx its first argument, any object or null
+     * @param arg its second argument
+     * @param <T> the type of the context
+     * @return true when the task was accepted, false when the pool was full (nothing submitted)
+     * @throws NullPointerException if {@code fn} is null
+     * @throws PoolShutdownException once shutdown has begun
+     */
+    public <T> boolean trySubmit(ObjLongConsumer<? super T> fn, T ctx, long arg) {
+        Arguments.requireFn(fn);
+        return detachedArg(PoolCore.NO_SUBMITTER, fn, ctx, arg, 0, null, WaitMode.NO_WAIT, 0L);
+    }
+
+    /**
+     * As {@link #trySubmit(Runnable, Duration)} for a task in argument form: waits up to {@code timeout} for space;
+     * {@link Duration#ZERO} means one attempt. The deadline covers the whole call. Returns false when the pool
+     * stayed full.
+     *
+     * @param fn      the function (not null), called as {@code fn.accept(ctx, arg)}
+     * @param ctx     its first argument, any object or null
+     * @param arg     its second argument
+     * @param timeout the longest wait for space (not null, not negative)
+     * @param <T>     the type of the context
+     * @return true when the task was accepted, false when the pool stayed full until the deadline
+     * @throws IllegalArgumentException if {@code timeout} is negative
+     * @throws NullPointerException if {@code fn} or {@code timeout} is null
+     * @throws PoolShutdownException once shutdown has begun
+     */
+    public <T> boolean trySubmit(ObjLongConsumer<? super T> fn, T ctx, long arg, Duration timeout) {
+        return trySubmit(fn, ctx, arg, timeout, SubmitOptions.DEFAULT);
+    }
+
+    /**
+     * As {@link #trySubmit(ObjLongConsumer, Object, long, Duration)}, with options (the lane); {@link Duration#ZERO}
+     * makes it one attempt, as {@link #trySubmit(ObjLongConsumer, Object, long)}.
+     *
+     * @param fn      the function (not null), called as {@code fn.accept(ctx, arg)}
+     * @param ctx     its first argument, any object or null
+     * @param arg     its second argument
+     * @param timeout the longest wait for space (not null, not negative)
+     * @param options the lane to route it to (not null)
+     * @param <T>     the type of the context
+     * @return true when the task was accepted, false when the pool stayed full until the deadline
+     * @throws IllegalArgumentException if {@code timeout} is negative
+     * @throws NullPointerException if {@code fn}, {@code timeout} or {@code options} is null
+     * @throws PoolShutdownException once shutdown has begun
+     */
+    public <T> boolean trySubmit(ObjLongConsumer<? super T> fn, T ctx, long arg, Duration timeout,
+            SubmitOptions options) {
+        Arguments.requireFn(fn);
+        long nanos = Arguments.timeoutNanos(timeout);
+        int flags = flags(options);
+        if (nanos == 0) {
+            return detachedArg(PoolCore.NO_SUBMITTER, fn, ctx, arg, flags, null, WaitMode.NO_WAIT, 0L);
+        }
+        // as trySubmit(Runnable, Duration, SubmitOptions): a nanoTime deadline compared by difference, none at all
+        // for Long.MAX_VALUE nanos, and never caller-runs (UNTIL_DEADLINE)
+        long deadline = nanos == Long.MAX_VALUE ? Long.MAX_VALUE : System.nanoTime() + nanos;
+        return detachedArg(PoolCore.NO_SUBMITTER, fn, ctx, arg, flags, null, WaitMode.UNTIL_DEADLINE, deadline);
+    }
+
+    /**
+     * As {@link #submitWaitable(Runnable)} for a task in argument form: returns a handle that {@link #await} and
+     * {@link #cancel} accept. Its descriptor (which holds the argument) stays allocated until the first
+     * {@link #await} after it ends: await every handle. The pool drops its references to {@code fn} and
+     * {@code ctx} when the task ends or, if cancelled, when its await releases the descriptor.
+     *
+     * @param fn  the function (not null), called as {@code fn.accept(ctx, arg)}
+     * @param ctx its first argument, any object or null
+     * @param arg its second argument
+     * @param <T> the type of the context
+     * @return the task's handle (positive), for {@link #await(long)} and {@link #cancel(long)}
+     * @throws NullPointerException if {@code fn} is null
+     * @throws PoolShutdownException once shutdown has begun
+     */
+    public <T> long submitWaitable(ObjLongConsumer<? super T> fn, T ctx, long arg) {
+        return submitWaitable(fn, ctx, arg, SubmitOptions.DEFAULT);
+    }
+
+    /**
+     * As {@link #submitWaitable(ObjLongConsumer, Object, long)}, with options.
+     *
+     * @param fn      the function (not null), called as {@code fn.accept(ctx, arg)}
+     * @param ctx     its first argument, any object or null
+     * @param arg     its second argument
+     * @param options the lane to route it to (not null)
+     * @param <T>     the type of the context
+     * @return the task's handle (positive), for {@link #await(long)} and {@link #cancel(long)}
+     * @throws NullPointerException if {@code fn} or {@code options} is null
+     * @throws PoolShutdownException once shutdown has begun
+     */
+    public <T> long submitWaitable(ObjLongConsumer<? super T> fn, T ctx, long arg, SubmitOptions options) {
+        Arguments.requireFn(fn);
+        int flags = flags(options);
+        return waitableArg(PoolCore.NO_SUBMITTER, fn, ctx, arg, flags);
+    }
+
     // ---- java.util.concurrent interop --------------------------------------------------------------------
 
     /**
@@ -535,6 +724,22 @@ public final class ThreadPool implements AutoCloseable {
         return waitable(slot, task, 0);
     }
 
+    void submitArgFrom(int slot, ObjLongConsumer<?> fn, Object ctx, long arg, SubmitOptions options) {
+        Arguments.requireFn(fn);
+        int flags = flags(options);
+        detachedArg(slot, fn, ctx, arg, flags, null, WaitMode.UNBOUNDED, 0L);
+    }
+
+    boolean trySubmitArgFrom(int slot, ObjLongConsumer<?> fn, Object ctx, long arg) {
+        Arguments.requireFn(fn);
+        return detachedArg(slot, fn, ctx, arg, 0, null, WaitMode.NO_WAIT, 0L);
+    }
+
+    long submitWaitableArgFrom(int slot, ObjLongConsumer<?> fn, Object ctx, long arg) {
+        Arguments.requireFn(fn);
+        return waitableArg(slot, fn, ctx, arg, 0);
+    }
+
     void releaseSubmitter(int slot) {
         try {
             core.releaseSubmitter(slot);
@@ -743,6 +948,19 @@ public final class ThreadPool implements AutoCloseable {
         }
     }
 
+    /**
+     * Every detached submit in argument form (as {@link #detached}): {@code fn} is an {@code ObjLongConsumer} the
+     * caller checked, called as {@code fn.accept(ctx, arg)}.
+     */
+    private boolean detachedArg(int slot, Object fn, Object ctx, long arg, int flags, WaitGroup group, WaitMode mode,
+            long deadline) {
+        try {
+            return core.submitArg(slot, fn, ctx, arg, flags, group, mode, deadline);
+        } catch (IllegalStateException e) {
+            throw submitFailure(e);
+        }
+    }
+
     /** Every batch submit: checks the range and its elements first; an empty range submits nothing. */
     private int batch(int slot, Runnable[] tasks, int from, int to, int flags, WaitGroup group) {
         Arguments.checkBatch(tasks, from, to);
@@ -760,6 +978,15 @@ public final class ThreadPool implements AutoCloseable {
     private long waitable(int slot, Runnable task, int flags) {
         try {
             return core.submitWaitable(slot, task, flags);
+        } catch (IllegalStateException e) {
+            throw submitFailure(e);
+        }
+    }
+
+    /** Every waitable submit in argument form. */
+    private long waitableArg(int slot, Object fn, Object ctx, long arg, int flags) {
+        try {
+            return core.submitWaitableArg(slot, fn, ctx, arg, flags);
         } catch (IllegalStateException e) {
             throw submitFailure(e);
         }
