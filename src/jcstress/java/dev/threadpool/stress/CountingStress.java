@@ -44,6 +44,13 @@ public final class CountingStress {
         register(new WaitGroupSubject());
         register(new JoinTreeSubject());
         register(new ParallelForSubject());
+        // issue 44: tasks in argument form, each (ctx, arg) pair counted once, on every path a task can take
+        register(new ArgsPoolSubject("pool-args", SchedulerVariant.GLOBAL_QUEUE, ArgsPoolSubject.Kind.OUTSIDE));
+        register(new ArgsPoolSubject("pool-ws-args", SchedulerVariant.WORK_STEALING, ArgsPoolSubject.Kind.WORKERS));
+        register(new ArgsPoolSubject("pool-lanes-args", SchedulerVariant.LANE_EXTENSION,
+                ArgsPoolSubject.Kind.OUTSIDE));
+        register(new ArgsPoolSubject("pool-args-waitable", SchedulerVariant.WORK_STEALING,
+                ArgsPoolSubject.Kind.WAITABLE));
         // issue 48: the whole pool at 64 workers (PoolConfig.MAX_THREADS) on every variant
         register(new PoolSubject("pool-64", SchedulerVariant.GLOBAL_QUEUE, QueueKind.RING, 64));
         register(new PoolSubject("pool-ws-64", SchedulerVariant.WORK_STEALING, QueueKind.RING, 64));
