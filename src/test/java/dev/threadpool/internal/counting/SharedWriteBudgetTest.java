@@ -174,11 +174,13 @@ class SharedWriteBudgetTest {
             }
             if (s.path() == Path.WORKER_SUBMIT || s.path() == Path.WORKER_GROUP) {
                 assertEquals(0, s.submittedRmws(), s.path() + " " + s.variant() + ": a worker accepts on its own word");
-                // the caches' refills (every 16 pops) and spills (every 8 pushes), and the flush of a worker's cache
-                // when it starts a search (Slots, hazard rule 2): with 64 workers on 2 CPUs workers search all the
-                // time, GLOBAL_QUEUE's most of all (0.27 to 0.55), so the bound is loose here
+                // the caches' refills and spills (DescCache: up to 64 slots, a spill gives back 48) and the flush of
+                // a worker's cache when it starts a search (Slots, hazard rule 2): with 64 workers on 2 CPUs workers
+                // search all the time, GLOBAL_QUEUE's most of all (0.27 to 0.55), so the bound is loose here. It may
+                // be 0: a chain whose runner releases each slot into the cache its next submit acquires from never
+                // touches the freelist (seen on 2 of 4 runs of the busy rows), so only the ceiling is asserted.
                 double bound = s.variant().equals("GLOBAL_QUEUE") ? 1 : 3.0 / 4; // up to 0.41 seen, GLOBAL_QUEUE 0.55
-                assertTrue(freelist > 0 && freelist <= bound, s.path() + " " + s.variant() + " freelist " + freelist
+                assertTrue(freelist >= 0 && freelist <= bound, s.path() + " " + s.variant() + " freelist " + freelist
                         + ": the worker caches' refills, spills and flushes only");
             }
             if (s.path() == Path.OUTSIDE_DETACHED && !s.variant().equals("GLOBAL_QUEUE")) {
