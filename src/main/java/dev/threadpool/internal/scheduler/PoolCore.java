@@ -341,6 +341,17 @@ public final class PoolCore {
                 group, mode, deadline);
     }
 
+    /**
+     * As {@link #submitBatch(int, Runnable[], int, int, int, WaitGroup)} in argument form: one task per element of
+     * {@code args[from..to)}, each called as {@code fn.accept(ctx, args[i])} (see {@link #submitArg}); the same
+     * chunks, waits and count. {@code flags} are the lane's only.
+     */
+    public int submitBatchArg(int submitter, Object fn, Object ctx, long[] args, int from, int to, int flags,
+            WaitGroup group) {
+        return submission.submitBatchArg(currentWorker(), submitter, fn, ctx, args, from, to,
+                flags | DescriptorTable.FLAG_ARGUMENT, group);
+    }
+
     /** As {@link #submitWaitable(int, Runnable, int)} for a task in argument form (see {@link #submitArg}). */
     public long submitWaitableArg(int submitter, Object fn, Object ctx, long arg, int flags) {
         return submission.submitWaitable(currentWorker(), submitter, fn, ctx, arg,

@@ -38,7 +38,8 @@ import java.util.function.BooleanSupplier;
  * The lane is derived from the flags once, in step 1's caller, and passed with the entry from then on
  * (Scheduler, "The lane"). A batch repeats 2 to 6 per chunk of {@link #BATCH_CHUNK}: one freelist CAS (a thread
  * without a descriptor cache), one accept CAS and one ring claim per chunk; a carried batch one group add per
- * chunk and one claim per task.
+ * chunk and one claim per task. A batch in argument form ({@code submitBatch(fn, ctx, args, from, to)}) is the same
+ * batch, element {@code i} the task {@code (fn, ctx, args[i])}, written into its cell or slot as a single one is.
  *
  * <h2>Waiting for a descriptor on a worker</h2>
  * A worker never blocks for a descriptor while it could help: a detached UNBOUNDED submit runs the task
@@ -300,6 +301,27 @@ final class Submission {
      */
     int submitBatch(WorkerThread self, int submitter, Runnable[] batch, int from, int to, int flags,
             WaitGroup group) {
+        return submitBatch(self, submitter, batch, null, null, null, from, to, flags, group);
+    }
+
+    /**
+     * {@link #submitBatch(WorkerThread, int, Runnable[], int, int, int, WaitGroup)} in argument form: one task per
+     * element of {@code args[from..to)}, each run as {@code fn.accept(ctx, args[i])}; {@code flags} carry
+     * {@link DescriptorTable#FLAG_ARGUMENT}. The same chunks, waits, return value and group counting: only what is
+     * written into each cell or slot differs ({@link #pushCarried}, {@link #publish}), as for a single submit.
+     */
+    int submitBatchArg(WorkerThread self, int submitter, Object fn, Object ctx, long[] args, int from, int to,
+            int flags, WaitGroup group) {
+        return submitBatch(self, submitter, null, fn, ctx, args, from, to, flags, group);
+    }
+
+    /**
+     * The batch of either form: {@code batch} of {@code Runnable}s (then {@code fn}, {@code ctx} and {@code args}
+     * are null), or, where {@code flags} has {@link DescriptorTable#FLAG_ARGUMENT}, {@code fn} and {@code ctx} with
+     * an argument per element of {@code args} (then {@code batch} is null).
+     */
+    private int submitBatch(WorkerThread self, int submitter, Runnable[] batch, Object fn, Object ctx, long[] args,
+            int from, int to, int flags, WaitGroup group) {
         lifecycle.checkAccepting();
         // The chunk buffer is borrowed from the thread (allocated once per thread), so a batch submit allocates
         // nothing in steady state. Taken out while in use: a task run inline or while helping may call
@@ -312,14 +334,20 @@ final class Submission {
             borrowed = new long[BATCH_CHUNK];
         }
         try {
-            return submitBatchChunks(self, submitter, batch, from, to, flags, group, borrowed);
+            return submitBatchChunks(self, submitter, batch, fn, ctx, args, from, to, flags, group, borrowed);
         } finally {
             BATCH_BUFFER.set(borrowed);
         }
     }
 
-    private int submitBatchChunks(WorkerThread self, int submitter, Runnable[] batch, int from, int to, int flags,
-            WaitGroup group, long[] entries) {
+    /**
+     * The chunks of a batch of either form ({@link #submitBatch(WorkerThread, int, Runnable[], Object, Object,
+     * long[], int, int, int, WaitGroup)}). Element {@code i} is {@code batch[i]}, or in argument form the task
+     * {@code (fn, ctx, args[i])}: {@link #taskAt} and {@link #argAt} pick the parts, and the carried push, the
+     * publish and the single path take the parts of either form as a single submit does.
+     */
+    private int submitBatchChunks(WorkerThread self, int submitter, Runnable[] batch, Object fn, Object ctx,
+            long[] args, int from, int to, int flags, WaitGroup group, long[] entries) {
         final Lane lane = laneOf(flags);
         final boolean carried = carried(self, submitter, flags);
         int done = 0;
@@ -331,7 +359,7 @@ final class Submission {
                     group.add(n); // before the pushes: a task may run (and call done) as soon as it is pushed
                 }
                 int k = 0;
-                while (k < n && scheduler.tryEnqueueCarried(batch[i + k], group)) {
+                while (k < n && pushCarried(taskAt(batch, fn, i + k), ctx, argAt(args, i + k), group, flags)) {
                     k++;
                 }
                 if (k < n) {
@@ -350,7 +378,8 @@ final class Submission {
                     throw lifecycle.shutdownRejection();
                 }
                 if (k < n) { // full: one task through the single path, which waits for room unaccepted
-                    if (!submitOneWaiting(self, submitter, batch[i], flags, group)) {
+                    if (!submitOneWaiting(self, submitter, taskAt(batch, fn, i), ctx, argAt(args, i), flags,
+                            group)) {
                         if (done > 0) {
                             return done;
                         }
@@ -367,7 +396,7 @@ final class Submission {
             int got = slots.acquireMany(self, submitter, entries, want);
             if (got == 0) {
                 // Full: hand one task to the single path, which waits (or runs inline on a worker).
-                if (!submitOneWaiting(self, submitter, batch[i], flags, group)) {
+                if (!submitOneWaiting(self, submitter, taskAt(batch, fn, i), ctx, argAt(args, i), flags, group)) {
                     if (done > 0) {
                         return done;
                     }
@@ -392,7 +421,8 @@ final class Submission {
                 throw lifecycle.shutdownRejection();
             }
             for (int k = 0; k < got; k++) {
-                entries[k] = slots.publish((int) entries[k], batch[i + k], group, flags, false);
+                entries[k] = publish((int) entries[k], taskAt(batch, fn, i + k), ctx, argAt(args, i + k), group,
+                        flags, false);
             }
             int pushed = 0;
             if (self == null && submitter != Slots.NO_SUBMITTER) {
@@ -413,13 +443,25 @@ final class Submission {
         return done;
     }
 
+    /** Element {@code i}'s task of a batch: {@code batch[i]}, or in argument form ({@code batch} null) {@code fn}. */
+    private static Object taskAt(Runnable[] batch, Object fn, int i) {
+        return batch != null ? batch[i] : fn;
+    }
+
+    /** Element {@code i}'s argument of a batch: {@code args[i]} in argument form, else 0 (ignored). */
+    private static long argAt(long[] args, int i) {
+        return args != null ? args[i] : 0L;
+    }
+
     /**
-     * One task of a batch through the single path, waiting while full; false if shutdown refused it (counted
-     * as rejected there; the batch then stops, returning what it had, or throws if that was nothing).
+     * One task of a batch, of either form, through the single path, waiting while full; false if shutdown refused
+     * it (counted as rejected there; the batch then stops, returning what it had, or throws if that was nothing).
      */
-    private boolean submitOneWaiting(WorkerThread self, int submitter, Runnable task, int flags, WaitGroup group) {
+    private boolean submitOneWaiting(WorkerThread self, int submitter, Object task, Object ctx, long arg, int flags,
+            WaitGroup group) {
         try {
-            submit(self, submitter, task, flags, group, WaitMode.UNBOUNDED, Long.MAX_VALUE); // never false: waits
+            // never false: waits
+            submit(self, submitter, task, ctx, arg, flags, group, WaitMode.UNBOUNDED, Long.MAX_VALUE);
             return true;
         } catch (PoolShutdownException e) {
             return false;
