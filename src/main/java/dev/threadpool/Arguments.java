@@ -26,11 +26,29 @@ final class Arguments {
     /** The array, the range within it and every task in the range. */
     static void checkBatch(Runnable[] tasks, int from, int to) {
         Objects.requireNonNull(tasks, "tasks must not be null");
-        Objects.checkFromToIndex(from, to, tasks.length);
+        checkRange(from, to, tasks.length, "tasks");
         for (int i = from; i < to; i++) {
             if (tasks[i] == null) {
                 throw new NullPointerException("tasks[" + i + "] must not be null");
             }
+        }
+    }
+
+    /**
+     * A batch in argument form ({@code submitBatch(fn, ctx, args, from, to)}): the function, the array and the range
+     * within it; the context may be null, and any {@code long} is an argument, so no element is refused.
+     */
+    static void checkArgBatch(Object fn, long[] args, int from, int to) {
+        requireFn(fn);
+        Objects.requireNonNull(args, "args must not be null");
+        checkRange(from, to, args.length, "args");
+    }
+
+    /** {@code [from, to)} within an array of {@code length} called {@code array}, or an exception naming them. */
+    private static void checkRange(int from, int to, int length, String array) {
+        if (from < 0 || from > to || to > length) {
+            throw new IndexOutOfBoundsException("from and to must satisfy 0 <= from <= to <= " + array
+                    + ".length: from=" + from + ", to=" + to + ", " + array + ".length=" + length);
         }
     }
 

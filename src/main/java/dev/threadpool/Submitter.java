@@ -169,6 +169,49 @@ public final class Submitter implements AutoCloseable {
     }
 
     /**
+     * As {@link ThreadPool#submitBatch(ObjLongConsumer, Object, long[], int, int)}: one task in argument form per
+     * element of {@code args[from..to)}, nothing allocated for them.
+     *
+     * @param fn   the function (not null), called as {@code fn.accept(ctx, args[i])}
+     * @param ctx  its first argument for every task of the batch, any object or null
+     * @param args the tasks' second arguments; {@code args[from..to)} are submitted, one task each
+     * @param from the first index, inclusive
+     * @param to   the last index, exclusive
+     * @param <T>  the type of the context
+     * @return as {@link ThreadPool#submitBatch(ObjLongConsumer, Object, long[], int, int)}
+     * @throws NullPointerException {@code fn} or {@code args} is null
+     * @throws IndexOutOfBoundsException the range is not within the array
+     * @throws IllegalStateException this submitter is closed
+     */
+    public <T> int submitBatch(ObjLongConsumer<? super T> fn, T ctx, long[] args, int from, int to) {
+        ensureOpen();
+        return pool.submitBatchArgFrom(slot, fn, ctx, args, from, to, null);
+    }
+
+    /**
+     * As {@link ThreadPool#submitBatch(ObjLongConsumer, Object, long[], int, int, WaitGroup)}.
+     *
+     * @param fn    the function (not null), called as {@code fn.accept(ctx, args[i])}
+     * @param ctx   its first argument for every task of the batch, any object or null
+     * @param args  the tasks' second arguments; {@code args[from..to)} are submitted, one task each
+     * @param from  the first index, inclusive
+     * @param to    the last index, exclusive
+     * @param group counts every submitted task until it ends (not null)
+     * @param <T>   the type of the context
+     * @return as {@link ThreadPool#submitBatch(ObjLongConsumer, Object, long[], int, int, WaitGroup)}
+     * @throws NullPointerException {@code fn}, {@code args} or {@code group} is null
+     * @throws IndexOutOfBoundsException the range is not within the array
+     * @throws IllegalStateException this submitter is closed
+     */
+    public <T> int submitBatch(ObjLongConsumer<? super T> fn, T ctx, long[] args, int from, int to,
+            WaitGroup group) {
+        ensureOpen();
+        Arguments.requireFn(fn);
+        return pool.submitBatchArgFrom(slot, fn, ctx, args, from, to,
+                Objects.requireNonNull(group, "group must not be null"));
+    }
+
+    /**
      * As {@link ThreadPool#submitWaitable(ObjLongConsumer, Object, long)}.
      *
      * @param fn  the function (not null), called as {@code fn.accept(ctx, arg)}

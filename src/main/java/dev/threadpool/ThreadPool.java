@@ -47,7 +47,7 @@ import java.util.function.ObjLongConsumer;
  *   <li>Detached submit allocates nothing per task. A task in argument form,
  *       {@link #submit(ObjLongConsumer, Object, long) submit(fn, ctx, arg)} and its family, is no object at all: with a
  *       static, non-capturing {@code fn} a task that needs a context and a {@code long} allocates nothing on any path
- *       (carried, descriptor, waitable, lane, a worker's own submit, a {@link Submitter}).</li>
+ *       (carried, descriptor, waitable, lane, batch, a worker's own submit, a {@link Submitter}).</li>
  * </ul>
  * All methods are thread-safe.
  */
@@ -457,6 +457,109 @@ public final class ThreadPool implements AutoCloseable {
     }
 
     /**
+     * Submits one task in argument form per element of {@code args[from..to)}: the pool calls
+     * {@code fn.accept(ctx, args[i])} once for each {@code i}, on a worker. Exactly
+     * {@link #submitBatch(Runnable[], int, int)} otherwise: the same chunks of up to 64 (one freelist CAS, one accept
+     * CAS and one ring claim per chunk where tasks take descriptors; one ring claim per task where they are
+     * carried), waits while the pool is full (from one of its own workers: runs a task inline instead), and returns
+     * how many were submitted: {@code to - from}, or fewer if shutdown began part-way (then the rest were not
+     * submitted). Each task is a task in argument form, as {@link #submit(ObjLongConsumer, Object, long)} makes one:
+     * with a static, non-capturing {@code fn} the pool allocates nothing for it, a throw from {@code fn} fails that
+     * task alone (the others run), and the pool keeps no reference to {@code ctx} once the batch's tasks have ended.
+     * The array is read during the call only: each argument is copied into its task before the call returns.
+     *
+     * <pre>{@code
+     * long[] ids = ...; // the orders of one frame
+     * pool.submitBatch(Engine::onOrder, engine, ids, 0, n); // n tasks, nothing allocated
+     * }</pre>
+     *
+     * @param fn   the function (not null), called as {@code fn.accept(ctx, args[i])}
+     * @param ctx  its first argument for every task of the batch, any object or null
+     * @param args the tasks' second arguments; {@code args[from..to)} are submitted, one task each
+     * @param from the first index, inclusive
+     * @param to   the last index, exclusive; an empty range submits nothing and returns 0
+     * @param <T>  the type of the context
+     * @return how many tasks were submitted: {@code to - from}, or fewer if shutdown began part-way
+     * @throws NullPointerException if {@code fn} or {@code args} is null
+     * @throws IndexOutOfBoundsException if the range is not within the array ({@code 0 <= from <= to <= args.length})
+     * @throws PoolShutdownException if shutdown had begun before any task of the batch was submitted
+     */
+    public <T> int submitBatch(ObjLongConsumer<? super T> fn, T ctx, long[] args, int from, int to) {
+        return submitBatch(fn, ctx, args, from, to, SubmitOptions.DEFAULT);
+    }
+
+    /**
+     * As {@link #submitBatch(ObjLongConsumer, Object, long[], int, int)}, every task with the same options (the
+     * lane), as {@link #submitBatch(Runnable[], int, int, SubmitOptions)}.
+     *
+     * @param fn      the function (not null), called as {@code fn.accept(ctx, args[i])}
+     * @param ctx     its first argument for every task of the batch, any object or null
+     * @param args    the tasks' second arguments; {@code args[from..to)} are submitted, one task each
+     * @param from    the first index, inclusive
+     * @param to      the last index, exclusive; an empty range submits nothing and returns 0
+     * @param options the lane to route every task to (not null)
+     * @param <T>     the type of the context
+     * @return how many tasks were submitted: {@code to - from}, or fewer if shutdown began part-way
+     * @throws NullPointerException if {@code fn}, {@code args} or {@code options} is null
+     * @throws IndexOutOfBoundsException if the range is not within the array ({@code 0 <= from <= to <= args.length})
+     * @throws PoolShutdownException if shutdown had begun before any task of the batch was submitted
+     */
+    public <T> int submitBatch(ObjLongConsumer<? super T> fn, T ctx, long[] args, int from, int to,
+            SubmitOptions options) {
+        Arguments.requireFn(fn);
+        int flags = flags(options);
+        return batchArg(PoolCore.NO_SUBMITTER, fn, ctx, args, from, to, flags, null);
+    }
+
+    /**
+     * As {@link #submitBatch(ObjLongConsumer, Object, long[], int, int)}, every task counted by {@code group}, as
+     * {@link #submitBatch(Runnable[], int, int, WaitGroup)} counts them: the group is added to once per chunk of up
+     * to 64 tasks before they are handed over, and the pool calls {@code group.done()} once per task after it ends.
+     * If shutdown stops the batch part-way, the group counts exactly the tasks submitted (the return value).
+     *
+     * @param fn    the function (not null), called as {@code fn.accept(ctx, args[i])}
+     * @param ctx   its first argument for every task of the batch, any object or null
+     * @param args  the tasks' second arguments; {@code args[from..to)} are submitted, one task each
+     * @param from  the first index, inclusive
+     * @param to    the last index, exclusive; an empty range submits nothing and returns 0
+     * @param group counts every submitted task until it ends (not null)
+     * @param <T>   the type of the context
+     * @return how many tasks were submitted: {@code to - from}, or fewer if shutdown began part-way
+     * @throws NullPointerException if {@code fn}, {@code args} or {@code group} is null
+     * @throws IndexOutOfBoundsException if the range is not within the array ({@code 0 <= from <= to <= args.length})
+     * @throws PoolShutdownException if shutdown had begun before any task of the batch was submitted
+     */
+    public <T> int submitBatch(ObjLongConsumer<? super T> fn, T ctx, long[] args, int from, int to,
+            WaitGroup group) {
+        return submitBatch(fn, ctx, args, from, to, group, SubmitOptions.DEFAULT);
+    }
+
+    /**
+     * As {@link #submitBatch(ObjLongConsumer, Object, long[], int, int, WaitGroup)}, every task with the same options
+     * (the lane).
+     *
+     * @param fn      the function (not null), called as {@code fn.accept(ctx, args[i])}
+     * @param ctx     its first argument for every task of the batch, any object or null
+     * @param args    the tasks' second arguments; {@code args[from..to)} are submitted, one task each
+     * @param from    the first index, inclusive
+     * @param to      the last index, exclusive; an empty range submits nothing and returns 0
+     * @param group   counts every submitted task until it ends (not null)
+     * @param options the lane to route every task to (not null)
+     * @param <T>     the type of the context
+     * @return how many tasks were submitted: {@code to - from}, or fewer if shutdown began part-way
+     * @throws NullPointerException if {@code fn}, {@code args}, {@code group} or {@code options} is null
+     * @throws IndexOutOfBoundsException if the range is not within the array ({@code 0 <= from <= to <= args.length})
+     * @throws PoolShutdownException if shutdown had begun before any task of the batch was submitted
+     */
+    public <T> int submitBatch(ObjLongConsumer<? super T> fn, T ctx, long[] args, int from, int to, WaitGroup group,
+            SubmitOptions options) {
+        Arguments.requireFn(fn);
+        Objects.requireNonNull(group, "group must not be null");
+        int flags = flags(options);
+        return batchArg(PoolCore.NO_SUBMITTER, fn, ctx, args, from, to, flags, group);
+    }
+
+    /**
      * As {@link #submitWaitable(Runnable)} for a task in argument form: returns a handle that {@link #await} and
      * {@link #cancel} accept. Its descriptor (which holds the argument) stays allocated until the first
      * {@link #await} after it ends: await every handle. The pool drops its references to {@code fn} and
@@ -735,6 +838,11 @@ public final class ThreadPool implements AutoCloseable {
         return detachedArg(slot, fn, ctx, arg, 0, null, WaitMode.NO_WAIT, 0L);
     }
 
+    int submitBatchArgFrom(int slot, ObjLongConsumer<?> fn, Object ctx, long[] args, int from, int to,
+            WaitGroup group) {
+        return batchArg(slot, fn, ctx, args, from, to, 0, group);
+    }
+
     long submitWaitableArgFrom(int slot, ObjLongConsumer<?> fn, Object ctx, long arg) {
         Arguments.requireFn(fn);
         return waitableArg(slot, fn, ctx, arg, 0);
@@ -969,6 +1077,22 @@ public final class ThreadPool implements AutoCloseable {
         }
         try {
             return core.submitBatch(slot, tasks, from, to, flags, group);
+        } catch (IllegalStateException e) {
+            throw submitFailure(e);
+        }
+    }
+
+    /**
+     * Every batch submit in argument form (as {@link #batch}): checks {@code fn}, the array and the range first; an
+     * empty range submits nothing.
+     */
+    private int batchArg(int slot, Object fn, Object ctx, long[] args, int from, int to, int flags, WaitGroup group) {
+        Arguments.checkArgBatch(fn, args, from, to);
+        if (from == to) {
+            return 0;
+        }
+        try {
+            return core.submitBatchArg(slot, fn, ctx, args, from, to, flags, group);
         } catch (IllegalStateException e) {
             throw submitFailure(e);
         }

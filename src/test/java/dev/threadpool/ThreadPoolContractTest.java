@@ -336,7 +336,9 @@ class ThreadPoolContractTest {
             tasks[500] = null;
             NullPointerException npe = assertThrows(NullPointerException.class, () -> pool.submitBatch(tasks, 0, 1000));
             assertTrue(npe.getMessage().contains("tasks[500]"), npe.getMessage());
-            assertThrows(IndexOutOfBoundsException.class, () -> pool.submitBatch(tasks, 10, 5));
+            assertMessage(IndexOutOfBoundsException.class,
+                    "from and to must satisfy 0 <= from <= to <= tasks.length: from=10, to=5, tasks.length=1000",
+                    () -> pool.submitBatch(tasks, 10, 5));
             assertThrows(IndexOutOfBoundsException.class, () -> pool.submitBatch(tasks, 0, 1001));
             assertThrows(NullPointerException.class, () -> pool.submitBatch(null, 0, 0));
             awaitQuiescent(pool);

@@ -29,7 +29,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * keeps every task on a descriptor; and waitable tasks, awaited once done, so the await never blocks: a blocking
  * await queues a node in the slot's signal, as it always did), LANE_EXTENSION's blocking lane, a registered
  * {@link Submitter} (its own queue on WORK_STEALING, carried elsewhere), a worker's own submit (the LIFO slot, the
- * local queue, inject, caller-runs when full; measured on that worker), and the group forms.
+ * local queue, inject, caller-runs when full; measured on that worker), and the group forms; and the batch forms,
+ * {@code submitBatch(fn, ctx, args, from, to)}, on the same paths ({@link #batchScenarios}).
  */
 class ZeroAllocationTest {
     /** Submits before the measured window: every path compiled, every lazily made object made. */
@@ -77,6 +78,24 @@ class ZeroAllocationTest {
 
     private static final Duration TIMEOUT = WAIT;
     private static final Runnable NOTHING = () -> { };
+    /**
+     * Tasks per batch of the batch forms: one batch is submitted at every {@code i} that is a multiple of it, so
+     * {@link #WARM} and {@link #MEASURED} tasks are still submitted (both divide by it); more than one chunk of 64, so
+     * each batch also takes a chunk's boundary. Small enough that one object per batch shows too: the measured
+     * window's 1,250 batches times the smallest object (16 bytes) is 20,000 bytes, over {@link #MARGIN}.
+     */
+    static final int BATCH = 80;
+    /** The arguments of every batch in argument form: made once, before any measured window. */
+    private static final long[] BATCH_ARGS = new long[BATCH];
+    /** The Runnable control's batch: the preallocated task, {@link #BATCH} times. */
+    private static final Runnable[] BATCH_TASKS = new Runnable[BATCH];
+
+    static {
+        for (int i = 0; i < BATCH; i++) {
+            BATCH_ARGS[i] = i;
+            BATCH_TASKS[i] = NOTHING;
+        }
+    }
 
     static Stream<Scenario> scenarios() {
         List<Scenario> out = new ArrayList<>();
@@ -130,8 +149,85 @@ class ZeroAllocationTest {
                     (p, s, g, c, i) -> p.submit(Counter::hit, c, i, SubmitOptions.BLOCKING)));
             out.add(new Scenario(v + " submit(fn, ctx, arg, group, BLOCKING)", carried, From.OUTSIDE,
                     (p, s, g, c, i) -> p.submit(Counter::hit, c, i, g, SubmitOptions.BLOCKING)));
+            batchScenarios(out, v, carried, full);
         }
         return out.stream();
+    }
+
+    /**
+     * The batch forms, {@code submitBatch(fn, ctx, args, from, to)} and its overloads: a batch of {@link #BATCH}
+     * arguments at every {@code i} that is a multiple of it, on the same paths as the single forms (carried,
+     * descriptor under FULL, the blocking lane, a Submitter, a worker's own), with a Runnable batch as the control.
+     * The batch's chunk buffer is the thread's, made at its first batch (in the warm-up), as for a Runnable batch.
+     */
+    private static void batchScenarios(List<Scenario> out, PoolVariant v, PoolConfig carried, PoolConfig full) {
+        out.add(new Scenario(v + " carried Runnable submitBatch (control)", carried, From.OUTSIDE,
+                (p, s, g, c, i) -> {
+                    if (i % BATCH == 0) {
+                        p.submitBatch(BATCH_TASKS, 0, BATCH);
+                        c.runs.addAndGet(BATCH);
+                    }
+                }));
+        out.add(new Scenario(v + " carried submitBatch(fn, ctx, args)", carried, From.OUTSIDE,
+                (p, s, g, c, i) -> {
+                    if (i % BATCH == 0) {
+                        p.submitBatch(Counter::hit, c, BATCH_ARGS, 0, BATCH);
+                    }
+                }));
+        out.add(new Scenario(v + " carried submitBatch(fn, ctx, args, group)", carried, From.OUTSIDE,
+                (p, s, g, c, i) -> {
+                    if (i % BATCH == 0) {
+                        p.submitBatch(Counter::hit, c, BATCH_ARGS, 0, BATCH, g);
+                    }
+                }));
+        out.add(new Scenario(v + " descriptor (FULL) submitBatch(fn, ctx, args)", full, From.OUTSIDE,
+                (p, s, g, c, i) -> {
+                    if (i % BATCH == 0) {
+                        p.submitBatch(Counter::hit, c, BATCH_ARGS, 0, BATCH);
+                    }
+                }));
+        out.add(new Scenario(v + " descriptor (FULL) submitBatch(fn, ctx, args, group)", full, From.OUTSIDE,
+                (p, s, g, c, i) -> {
+                    if (i % BATCH == 0) {
+                        p.submitBatch(Counter::hit, c, BATCH_ARGS, 0, BATCH, g);
+                    }
+                }));
+        out.add(new Scenario(v + " submitBatch(fn, ctx, args, BLOCKING)", carried, From.OUTSIDE,
+                (p, s, g, c, i) -> {
+                    if (i % BATCH == 0) {
+                        p.submitBatch(Counter::hit, c, BATCH_ARGS, 0, BATCH, SubmitOptions.BLOCKING);
+                    }
+                }));
+        out.add(new Scenario(v + " submitBatch(fn, ctx, args, group, BLOCKING)", carried, From.OUTSIDE,
+                (p, s, g, c, i) -> {
+                    if (i % BATCH == 0) {
+                        p.submitBatch(Counter::hit, c, BATCH_ARGS, 0, BATCH, g, SubmitOptions.BLOCKING);
+                    }
+                }));
+        out.add(new Scenario(v + " Submitter.submitBatch(fn, ctx, args)", carried, From.OUTSIDE,
+                (p, s, g, c, i) -> {
+                    if (i % BATCH == 0) {
+                        s.submitBatch(Counter::hit, c, BATCH_ARGS, 0, BATCH);
+                    }
+                }));
+        out.add(new Scenario(v + " Submitter.submitBatch(fn, ctx, args, group)", carried, From.OUTSIDE,
+                (p, s, g, c, i) -> {
+                    if (i % BATCH == 0) {
+                        s.submitBatch(Counter::hit, c, BATCH_ARGS, 0, BATCH, g);
+                    }
+                }));
+        out.add(new Scenario(v + " worker's own submitBatch(fn, ctx, args)", carried, From.WORKER,
+                (p, s, g, c, i) -> {
+                    if (i % BATCH == 0) {
+                        p.submitBatch(Counter::hit, c, BATCH_ARGS, 0, BATCH);
+                    }
+                }));
+        out.add(new Scenario(v + " worker's own submitBatch(fn, ctx, args, group)", carried, From.WORKER,
+                (p, s, g, c, i) -> {
+                    if (i % BATCH == 0) {
+                        p.submitBatch(Counter::hit, c, BATCH_ARGS, 0, BATCH, g);
+                    }
+                }));
     }
 
     /** Waits, allocating nothing, until waitable {@code h} has ended, then awaits it (no block: it has ended). */
