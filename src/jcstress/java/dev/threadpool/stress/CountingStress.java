@@ -51,6 +51,12 @@ public final class CountingStress {
                 ArgsPoolSubject.Kind.OUTSIDE));
         register(new ArgsPoolSubject("pool-args-waitable", SchedulerVariant.WORK_STEALING,
                 ArgsPoolSubject.Kind.WAITABLE));
+        // issue 44: batches in argument form (submitBatch(fn, ctx, args, from, to)), from outside and from workers
+        register(new BatchArgsPoolSubject("pool-batch-args", SchedulerVariant.GLOBAL_QUEUE, QueueKind.RING));
+        register(new BatchArgsPoolSubject("pool-ws-batch-args", SchedulerVariant.WORK_STEALING, QueueKind.RING));
+        register(new BatchArgsPoolSubject("pool-ws-cl-batch-args", SchedulerVariant.WORK_STEALING,
+                QueueKind.CHASE_LEV));
+        register(new BatchArgsPoolSubject("pool-lanes-batch-args", SchedulerVariant.LANE_EXTENSION, QueueKind.RING));
         // issue 48: the whole pool at 64 workers (PoolConfig.MAX_THREADS) on every variant
         register(new PoolSubject("pool-64", SchedulerVariant.GLOBAL_QUEUE, QueueKind.RING, 64));
         register(new PoolSubject("pool-ws-64", SchedulerVariant.WORK_STEALING, QueueKind.RING, 64));
