@@ -133,9 +133,15 @@ NOTES = {
     "wsum": "ours submits the right half detached, counted on a WaitGroup; FJP: fork / compute / join",
     "wsum_join": "both sides: a binary split, join(left, right) / invokeAll(left, right)",
     "tree": "ours submits both children detached (WaitGroup); FJP: invokeAll",
+    "tree_join_args": "ours: join(fn, ctx, l, r), no node object (the range in the half's long); FJP: a fresh "
+                      "RecursiveAction per node; every leaf counts its runs in one shared long[] on both sides",
+    "tree_join_args_reused": "ours: join(fn, ctx, l, r), no node object; FJP: one prebuilt tree of "
+                             "RecursiveActions, reinitialized after each invokeAll; leaf counts as tree_join_args",
     ("tree_join_reused", "LANE_EXTENSION"): LANE_JOIN_NOTE,
     ("tree_join_fresh", "LANE_EXTENSION"): LANE_JOIN_NOTE,
     ("wsum_join", "LANE_EXTENSION"): LANE_JOIN_NOTE,
+    ("tree_join_args", "LANE_EXTENSION"): LANE_JOIN_NOTE,
+    ("tree_join_args_reused", "LANE_EXTENSION"): LANE_JOIN_NOTE,
 }
 
 # A peer's name in one workload's rows of the ratio table: (method, pool) -> label.

@@ -667,6 +667,51 @@ public final class ThreadPool implements AutoCloseable {
         }
     }
 
+    /**
+     * {@link #join(Runnable, Runnable)} in argument form: runs {@code fn.accept(ctx, left)} and
+     * {@code fn.accept(ctx, right)}, possibly in parallel, and returns when both are done. On a worker of this pool
+     * nothing is allocated: the half offered to idle workers is the function, the context and {@code right}, kept
+     * in the join's frame (its {@code long} off-heap beside the frame's completion word), so a recursion over
+     * indices needs no node objects at all (ForkJoinPool's halves are task objects). Pack what a half needs into
+     * the {@code long}, for example a range as {@code lo << 32 | hi}:
+     *
+     * <pre>{@code
+     * static void sum(Summer s, long range) {
+     *     int lo = (int) (range >>> 32), hi = (int) range;
+     *     if (hi - lo <= LEAF) { s.add(lo, hi); return; }
+     *     int mid = (lo + hi) >>> 1;
+     *     s.pool.join(Summer::sum, s, (long) lo << 32 | mid, (long) mid << 32 | hi); // no allocation
+     * }
+     * }</pre>
+     *
+     * From any other thread the pair is handed over as one task, as the {@code Runnable} form does (that
+     * hand-over allocates its task object and {@code WaitGroup}; the joins inside, on the worker, do not). The pool
+     * keeps no reference to {@code fn} or {@code ctx} once the join has returned. Failures, interrupts and
+     * shutdown: exactly as {@link #join(Runnable, Runnable)}.
+     *
+     * @param fn    the function (not null), called as {@code fn.accept(ctx, left)} here and
+     *              {@code fn.accept(ctx, right)} here or on another worker
+     * @param ctx   its first argument, any object or null
+     * @param left  the argument of the call run on the calling thread
+     * @param right the argument of the call offered to other workers
+     * @param <T>   the type of the context
+     * @throws NullPointerException if {@code fn} is null
+     * @throws JoinFailedException (a {@link TaskFailedException}) after both ended, if either threw: cause
+     *         left's throwable, else right's
+     * @throws PoolShutdownException once shutdown has begun, as {@link #submit(Runnable)}
+     * @throws TaskCancelledException (outside caller) {@code shutdown(CANCEL_PENDING)} swept the pair first
+     * @throws InterruptedException (outside caller) interrupted while waiting; the pair runs on
+     */
+    @SuppressWarnings("unchecked")
+    public <T> void join(ObjLongConsumer<? super T> fn, T ctx, long left, long right) throws InterruptedException {
+        Arguments.requireFn(fn);
+        try {
+            core.join((ObjLongConsumer<Object>) fn, ctx, left, right);
+        } catch (IllegalStateException e) {
+            throw submitFailure(e);
+        }
+    }
+
     // ---- ranges ----------------------------------------------------------------------------------------
 
     /**

@@ -11,11 +11,13 @@ import org.openjdk.jcstress.annotations.Outcome;
 import org.openjdk.jcstress.annotations.State;
 import org.openjdk.jcstress.infra.results.III_Result;
 import org.openjdk.jcstress.infra.results.II_Result;
+import java.util.function.ObjLongConsumer;
 
 /**
  * The races of {@code ThreadPool.join} ({@link JoinDeques}, protocol in {@code Joining}): the owner popping its
- * offered half back against a thief stealing it, and the thief's completion signal against the owner that
- * decides to park on it, and the owner reclaiming an abandoned frame against its thief. Worker 0 owns the deque;
+ * offered half back against a thief stealing it, the thief's completion signal against the owner that
+ * decides to park on it, the owner reclaiming an abandoned frame against its thief, and the publication of a
+ * half in argument form (function, context and the off-heap long) to the thief that steals it. Worker 0 owns the deque;
  * worker 1 is the thief. Frame 0 (worker 0's depth 0) holds the half.
  */
 public final class JoinProtocolTest {
@@ -69,7 +71,7 @@ public final class JoinProtocolTest {
         public void owner() {
             if (d.popBack(OWNER, IDX)) {
                 popped = 1;
-                d.half(IDX).run();
+                ((Runnable) d.half(IDX)).run();
             }
         }
 
@@ -79,7 +81,7 @@ public final class JoinProtocolTest {
             if (idx >= 0) {
                 stolen = 1;
                 d.markStolen(idx, THIEF);
-                d.half(idx).run();
+                ((Runnable) d.half(idx)).run();
                 d.complete(idx, OWNER, null);
             }
         }
@@ -232,6 +234,43 @@ public final class JoinProtocolTest {
             r.r1 = reclaimed;
             r.r2 = (int) d.word(IDX);
             r.r3 = offered && d.half(IDX) == fresh ? 1 : 0;
+        }
+    }
+
+    /** The function of the argument-form halves below: never run, only compared. */
+    static final ObjLongConsumer<Object> FN = (ctx, arg) -> { };
+    static final long ARG = 0x1234_5678_9ABC_DEF0L;
+
+    @JCStressTest
+    @Description("The owner offers a half in argument form (function, context, and the long in the frame's"
+            + " off-heap ARG word, all plain before the push's release fence) while a thief steals from the"
+            + " deque. r1 = the thief stole it, r2 = it read the function and the context, r3 = it read the long.")
+    @Outcome(id = "0, 0, 0", expect = Expect.ACCEPTABLE, desc = "the thief looked before the push: nothing stolen")
+    @Outcome(id = "1, 1, 1", expect = Expect.ACCEPTABLE,
+            desc = "stolen after the push: the function, the context and the long are the owner's")
+    @Outcome(id = "1, .*", expect = Expect.FORBIDDEN,
+            desc = "stolen, but a reference or the long is stale: the push's release fence does not cover them")
+    @Outcome(expect = Expect.FORBIDDEN, desc = "anything else")
+    @State
+    public static class OfferArgVsSteal {
+        final JoinDeques d = deques();
+        final Object ctx = new Object();
+
+        @Actor
+        public void owner() {
+            d.offerArg(OWNER, IDX, FN, ctx, ARG);
+        }
+
+        @Actor
+        public void thief(III_Result r) {
+            int idx = d.steal(OWNER);
+            if (idx >= 0) {
+                r.r1 = 1;
+                d.markStolen(idx, THIEF);
+                r.r2 = d.half(idx) == FN && d.ctx(idx) == ctx ? 1 : 0;
+                r.r3 = d.arg(idx) == ARG ? 1 : 0;
+                d.complete(idx, OWNER, null);
+            }
         }
     }
 }

@@ -42,7 +42,8 @@ public final class CountingStress {
         register(new LifoSlotSubject());
         register(new WorkDequeSubject());
         register(new WaitGroupSubject());
-        register(new JoinTreeSubject());
+        register(new JoinTreeSubject(false));
+        register(new JoinTreeSubject(true));
         register(new ParallelForSubject());
         // issue 44: tasks in argument form, each (ctx, arg) pair counted once, on every path a task can take
         register(new ArgsPoolSubject("pool-args", SchedulerVariant.GLOBAL_QUEUE, ArgsPoolSubject.Kind.OUTSIDE));

@@ -18,13 +18,25 @@ import dev.threadpool.ThreadPool;
  * both halves inline), the other two with 4096 (worker descriptor caches on, nearly every join offers). Each
  * leaf records its item. Afterwards: every item exactly once, and the accounting after close (no descriptor
  * live, no bytes live, only the outside pairs counted as tasks).
+ *
+ * <p>{@code join-tree-args} runs the same trees with {@code join(fn, ctx, left, right)}: no node objects, a
+ * range packed into each half's {@code long} ({@code lo << 32 | hi}), one context per tree, so each leaf's items
+ * come only from the argument the pool carried (a half run with another's argument shows up as a duplicate and
+ * a loss).
  */
 final class JoinTreeSubject implements StressSubject {
     private static final int LEAF = 4;
 
+    /** Whether the trees join in argument form ({@code join-tree-args}). */
+    private final boolean args;
+
+    JoinTreeSubject(boolean args) {
+        this.args = args;
+    }
+
     @Override
     public String name() {
-        return "join-tree";
+        return args ? "join-tree-args" : "join-tree";
     }
 
     @Override
@@ -60,7 +72,15 @@ final class JoinTreeSubject implements StressSubject {
                 }
                 pairs += chi - clo > LEAF ? 1 : 0;
                 // the root join from outside, the rest on workers
-                bodies[c] = () -> new Node(pool, seen, clo, chi).run();
+                if (args) {
+                    if (chi > Integer.MAX_VALUE) {
+                        throw new IllegalArgumentException("items must be < 2^31 for " + name() + ": items=" + items);
+                    }
+                    Tree tree = new Tree(pool, seen);
+                    bodies[c] = () -> Tree.visit(tree, clo << 32 | chi);
+                } else {
+                    bodies[c] = () -> new Node(pool, seen, clo, chi).run();
+                }
             }
             OutsideCallers.runAll("join-caller-", bodies, "a join");
             pool.close();
@@ -86,11 +106,38 @@ final class JoinTreeSubject implements StressSubject {
                 }
                 return;
             }
-            long h = (lo * 0x9E3779B97F4A7C15L) ^ (hi * 0xC2B2AE3D27D4EB4FL);
-            h ^= h >>> 29;
-            long mid = lo + 1 + Math.floorMod(h, n - 1); // in [lo + 1, hi - 1]
+            long mid = split(lo, hi);
             try {
                 pool.join(new Node(pool, seen, lo, mid), new Node(pool, seen, mid, hi));
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        }
+    }
+
+    /** Random split point in [lo + 1, hi - 1] (a hash of the range), the same for both forms. */
+    static long split(long lo, long hi) {
+        long n = hi - lo;
+        long h = (lo * 0x9E3779B97F4A7C15L) ^ (hi * 0xC2B2AE3D27D4EB4FL);
+        h ^= h >>> 29;
+        return lo + 1 + Math.floorMod(h, n - 1);
+    }
+
+    /** The context of a tree in argument form; its function is {@link #visit}. */
+    private record Tree(ThreadPool pool, Seen seen) {
+        /** The node over items {@code [range >>> 32, (int) range)}: a leaf, or a join of fn, ctx and two ranges. */
+        static void visit(Tree t, long range) {
+            long lo = range >>> 32;
+            long hi = range & 0xFFFF_FFFFL;
+            if (hi - lo <= LEAF) {
+                for (long v = lo; v < hi; v++) {
+                    t.seen.hit(v);
+                }
+                return;
+            }
+            long mid = split(lo, hi);
+            try {
+                t.pool.join(Tree::visit, t, lo << 32 | mid, mid << 32 | hi);
             } catch (InterruptedException e) {
                 throw new IllegalStateException(e);
             }

@@ -43,6 +43,11 @@ final class Fairness {
         REUSED,
         /** Created as the computation recurses or submits: the user's code allocates one per task. */
         FRESH,
+        /**
+         * No task object at all: the argument form ({@code submit(fn, ctx, arg)}, {@code join(fn, ctx, l, r)}), whose
+         * function, context and {@code long} the pool carries; only ours can, so a row with it says so.
+         */
+        NONE,
     }
 
     /**

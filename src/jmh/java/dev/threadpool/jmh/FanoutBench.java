@@ -54,6 +54,15 @@ import org.openjdk.jmh.annotations.Warmup;
  *       checks the total (2^20).</li>
  *   <li>{@link #wsum_join}: wsum as a binary tree of joins, two fresh halves per split on both sides (ours
  *       {@code join(left, right)}, FJP {@code invokeAll(left, right)}).</li>
+ *   <li>{@link #tree_join_args} and {@link #tree_join_args_reused} (issue 44): the same 2^20-leaf tree over leaf
+ *       indices, ours with {@code join(fn, ctx, left, right)}: no node object at all, each half's range packed in
+ *       its {@code long} ({@code lo << 32 | hi}), the function static and non-capturing, so ours' user allocates
+ *       nothing. FJP's side is the same tree of {@code RecursiveAction}s over the same ranges with
+ *       {@code invokeAll}: created as it recurses in {@code tree_join_args}, built once and reinitialized as in
+ *       {@code tree_join_reused} in {@code tree_join_args_reused}. Every leaf counts its runs in one shared
+ *       {@code long[2^20]} at its index (plain: one runner per leaf and invocation), the same way on both sides,
+ *       checked after every iteration. The rows differ in the user's node objects, which is their point: ours
+ *       needs none, FJP's tasks are objects.</li>
  * </ul>
  * {@code pool}: GLOBAL_QUEUE, WS_RING (WORK_STEALING, RING local queues), WS_CHASE_LEV, LANE_EXTENSION,
  * FORK_JOIN. Every pool has the same total thread count {@code n} ({@code threads}, 0 meaning
@@ -90,6 +99,11 @@ public class FanoutBench implements Fairness.Comparison {
     private JoinNode joinRoot;
     private FjJoinNode fjJoinRoot;
     private long joinInvocations;
+    /** tree_join_args(_reused): runs of each leaf, by leaf index, on either side; and the invocations so far. */
+    private long[] leafRuns;
+    private long argsInvocations;
+    private ArgsTree argsTree;
+    private FjRangeNode fjRangeRoot;
     private final AtomicLong total = new AtomicLong();
 
     @Setup(Level.Trial)
@@ -101,6 +115,19 @@ public class FanoutBench implements Fairness.Comparison {
         } else {
             ours = ours(pool, n);
             joinRoot = JoinNode.build(ours, TREE_DEPTH);
+        }
+        leafRuns = new long[1 << TREE_DEPTH];
+        argsTree = new ArgsTree(ours, leafRuns);
+    }
+
+    /** tree_join_args(_reused): every leaf ran once per invocation, on either side (counted per leaf, plain). */
+    @TearDown(Level.Iteration)
+    public void checkArgsTree() {
+        for (int i = 0; i < leafRuns.length; i++) {
+            if (leafRuns[i] != argsInvocations) {
+                throw new IllegalStateException(pool + ": tree_join_args leaf " + i + " ran " + leafRuns[i]
+                        + " times in " + argsInvocations + " invocations");
+            }
         }
     }
 
@@ -159,8 +186,17 @@ public class FanoutBench implements Fairness.Comparison {
                     Fairness.Counting.CALL_RETURNS, Fairness.Nodes.FRESH, false);
             case "wsum_join" -> new Fairness.Shape(ELEMENTS / LEAF, threads, -1, Fairness.Counting.CALL_RETURNS,
                     Fairness.Nodes.FRESH, false);
+            case "tree_join_args" -> new Fairness.Shape(1L << TREE_DEPTH, threads, -1,
+                    Fairness.Counting.CALL_RETURNS, ours != null ? Fairness.Nodes.NONE : Fairness.Nodes.FRESH, false);
+            case "tree_join_args_reused" -> new Fairness.Shape(1L << TREE_DEPTH, threads, -1,
+                    Fairness.Counting.CALL_RETURNS, ours != null ? Fairness.Nodes.NONE : Fairness.Nodes.REUSED, false);
             default -> throw new IllegalArgumentException("FanoutBench has no benchmark " + method);
         };
+        if (ours != null && method.startsWith("tree_join_args")) {
+            s = s.differing("nodes", "ours joins in argument form, join(fn, ctx, l, r): no node object, the range in"
+                    + " the half's long; FJP's tasks are objects (" + (method.endsWith("reused")
+                    ? "built once, reinitialized" : "created as it recurses") + "), as its user writes them");
+        }
         if (ours != null && (method.equals("wsum") || method.equals("tree"))) {
             s = s.differing("counting", "ours submits the halves detached and awaits a WaitGroup (the detached"
                     + " shape); FJP's tasks join their children and invoke returns (fork/join, FJP's only shape)");
@@ -537,6 +573,113 @@ public class FanoutBench implements Fairness.Comparison {
             }
             long mid = (lo + hi) >>> 1;
             invokeAll(new FjJoinSum(total, lo, mid), new FjJoinSum(total, mid, hi));
+        }
+    }
+
+    // ---- the join tree in argument form (issue 44) -----------------------------------------------------------
+
+    /**
+     * Ours: {@code join(ArgsTree::visit, tree, left, right)} from outside over the root's two halves, then 2^20 - 2
+     * joins on workers, none allocating; FJP: a fresh {@link FjRangeNode} tree, {@code invokeAll} per node.
+     */
+    @Benchmark
+    public long tree_join_args() throws InterruptedException {
+        if (fj != null) {
+            fj.invoke(new FjRangeNode(leafRuns, 0, 1 << TREE_DEPTH, null, null));
+        } else {
+            int half = 1 << (TREE_DEPTH - 1);
+            ours.join(ArgsTree::visit, argsTree, ArgsTree.range(0, half), ArgsTree.range(half, 1 << TREE_DEPTH));
+        }
+        return ++argsInvocations;
+    }
+
+    /**
+     * {@link #tree_join_args} against FJP's prebuilt tree over the same ranges, reinitialized as
+     * {@link FjJoinNode}'s is (each node its children after {@code invokeAll}, the caller the root): ours' side is
+     * the same as in {@code tree_join_args}, since it has no nodes to build or reuse.
+     */
+    @Benchmark
+    public long tree_join_args_reused() throws InterruptedException {
+        if (fj != null) {
+            if (fjRangeRoot == null) {
+                // built at the first (warm-up) invocation, not in setUp: only this row's trials hold it
+                fjRangeRoot = FjRangeNode.build(leafRuns, 0, 1 << TREE_DEPTH);
+            }
+            fj.invoke(fjRangeRoot);
+            fjRangeRoot.reinitialize(); // complete, and invoke's join was its only one: defined here
+        } else {
+            int half = 1 << (TREE_DEPTH - 1);
+            ours.join(ArgsTree::visit, argsTree, ArgsTree.range(0, half), ArgsTree.range(half, 1 << TREE_DEPTH));
+        }
+        return ++argsInvocations;
+    }
+
+    /** The context of ours' tree in argument form: the pool and the leaf counts; its function is {@link #visit}. */
+    record ArgsTree(ThreadPool pool, long[] runs) {
+        static long range(int lo, int hi) {
+            return (long) lo << 32 | hi;
+        }
+
+        /** The node over leaves {@code [range >>> 32, (int) range)}: a leaf counts its run, else a join. */
+        static void visit(ArgsTree t, long range) {
+            int lo = (int) (range >>> 32);
+            int hi = (int) range;
+            if (hi - lo == 1) {
+                t.runs[lo]++; // plain: one runner per leaf and invocation, published by the join's return
+                return;
+            }
+            int mid = (lo + hi) >>> 1;
+            try {
+                t.pool.join(ArgsTree::visit, t, range(lo, mid), range(mid, hi));
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        }
+    }
+
+    /**
+     * FJP's node of the same tree over leaf indices: a leaf counts its run in the shared array, as ours' does; an
+     * inner node {@code invokeAll}s its children, created here ({@code tree_join_args}) or prebuilt and then
+     * reinitialized right after the {@code invokeAll} that joined them ({@code tree_join_args_reused}, as
+     * {@link FjJoinNode}).
+     */
+    static final class FjRangeNode extends RecursiveAction {
+        final long[] runs;
+        final int lo;
+        final int hi;
+        final FjRangeNode left;
+        final FjRangeNode right;
+
+        FjRangeNode(long[] runs, int lo, int hi, FjRangeNode left, FjRangeNode right) {
+            this.runs = runs;
+            this.lo = lo;
+            this.hi = hi;
+            this.left = left;
+            this.right = right;
+        }
+
+        static FjRangeNode build(long[] runs, int lo, int hi) {
+            if (hi - lo == 1) {
+                return new FjRangeNode(runs, lo, hi, null, null);
+            }
+            int mid = (lo + hi) >>> 1;
+            return new FjRangeNode(runs, lo, hi, build(runs, lo, mid), build(runs, mid, hi));
+        }
+
+        @Override
+        protected void compute() {
+            if (hi - lo == 1) {
+                runs[lo]++; // plain: one runner per leaf and invocation, published by invoke's return
+                return;
+            }
+            if (left != null) {
+                invokeAll(left, right);
+                left.reinitialize(); // both completed and joined (by invokeAll, their only joiner): ready to rerun
+                right.reinitialize();
+            } else {
+                int mid = (lo + hi) >>> 1;
+                invokeAll(new FjRangeNode(runs, lo, mid, null, null), new FjRangeNode(runs, mid, hi, null, null));
+            }
         }
     }
 }

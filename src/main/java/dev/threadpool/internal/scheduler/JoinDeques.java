@@ -17,10 +17,21 @@ import java.util.concurrent.locks.LockSupport;
  * <pre>
  *   OWNER (worker w)  idx = frame(w, depth); frameFree(idx) or tryReclaim(idx)
  *                     offer(w, idx, half): halves[idx] = half (plain); deque w.push(idx)
- *                     takeBack(w) == idx ? ours, run it inline, clear(idx) : stolen
+ *                     offerArg(w, idx, fn, ctx, arg): halves[idx] = fn, ctxs[idx] = ctx, ARG(idx) = arg (plain)
+ *                     takeBack(w) == idx ? ours, run it inline, clear(idx) / clearArg(idx) : stolen
  *                     word(idx) (acquire), tryMarkParked(idx, seen) (CAS), finishStolen(idx) (plain)
- *   THIEF (any)       steal(v) -> idx; markStolen(idx, thief) (release); half(idx); complete(idx, v, failure)
+ *   THIEF (any)       steal(v) -> idx; markStolen(idx, thief) (release); half(idx), ctx(idx), arg(idx);
+ *                     complete(idx, v, failure)
  * </pre>
+ *
+ * <h2>Halves in argument form</h2>
+ * A half of {@code join(fn, ctx, left, right)} is no object: its function goes where a {@code Runnable} half's
+ * reference goes ({@code halves}), its context into {@code ctxs} (same slot, {@link QueueEntry#NULL_CTX} for a
+ * null context, so the slot is non-null exactly for a half in argument form) and its {@code long} into the
+ * frame's ARG word off-heap. All three are written plain before the push and read by the thief after its steal,
+ * under the rule of the half's reference; the owner drops the function and context when it frees the frame
+ * ({@link #clearArg}, {@link #finishStolen}), so no context outlives its join. A {@code Runnable} half's path
+ * neither writes {@code ctxs} nor its ARG word: its offer and its take-back are what they were.
  *
  * <h2>Frames: a join's frame is its depth on the owner's stack</h2>
  * Worker w's joins nest on w's stack: the join at depth d (d joins of w are open below it on that stack) owns
@@ -73,6 +84,9 @@ import java.util.concurrent.locks.LockSupport;
  *                                              owner's left half, read per join
  *   WORD     long @FRAMES + idx * WORD_LENGTH  completion word of frame idx (see above), not padded: a frame
  *                                              is used by one owner and at most one thief at a time
+ *   ARG      long @ARGS + idx * WORD_LENGTH    the long of frame idx's half in argument form (ARGS: the first
+ *                                              line after the words); written by the owner only, at its offers,
+ *                                              so apart from the words that thieves write
  * </pre>
  *
  * <h2>Layout of the on-heap halves: a gap before each worker's frames</h2>
@@ -102,9 +116,19 @@ public final class JoinDeques implements AutoCloseable {
             return FRAMES_OFFSET + WORD_LENGTH * idx;
         }
 
-        /** Bytes of the words block for {@code frames} frames. */
+        /** Where the frames' ARG words start: the first padded line (CacheLine.PAD) after the last completion word. */
+        public static long argsOffset(int frames) {
+            return CacheLine.padUp(FRAMES_OFFSET + WORD_LENGTH * frames);
+        }
+
+        /** ARG word of frame {@code idx} in a block of {@code frames} frames. */
+        public static long arg(int idx, int frames) {
+            return argsOffset(frames) + WORD_LENGTH * idx;
+        }
+
+        /** Bytes of the words block for {@code frames} frames: WAITERS, the completion words, the ARG words. */
         public static long wordsLength(int frames) {
-            return FRAMES_OFFSET + WORD_LENGTH * frames;
+            return argsOffset(frames) + WORD_LENGTH * frames;
         }
 
         /** References left empty before each worker's halves and after the last worker's: {@link CacheLine#REF_GAP}. */
@@ -140,7 +164,14 @@ public final class JoinDeques implements AutoCloseable {
      * The half of each frame at {@link Layout#halfSlot} ("Layout of the on-heap halves"); written by the owner
      * only (see "A frame is free"), read by its thief.
      */
-    private final Runnable[] halves;
+    private final Object[] halves;
+    /**
+     * The context marker of each frame whose half is in argument form ("Halves in argument form"), at the same
+     * {@link Layout#halfSlot} as its function; null for a {@code Runnable} half and a free frame. Owner writes only.
+     */
+    private final Object[] ctxs;
+    /** {@link Layout#argsOffset} of this block. */
+    private final long argsOffset;
     private final Throwable[] failures;
     /** Owner thread of each deque, written by the owner before its push (plain; published by the push). */
     private final Thread[] owners;
@@ -163,7 +194,9 @@ public final class JoinDeques implements AutoCloseable {
         this.framesShift = Integer.numberOfTrailingZeros(framesPerWorker);
         int frames = workers * framesPerWorker;
         this.words = memory.allocate("join frame words", Layout.wordsLength(frames));
-        this.halves = new Runnable[Layout.halvesLength(workers, framesShift)];
+        this.argsOffset = Layout.argsOffset(frames);
+        this.halves = new Object[Layout.halvesLength(workers, framesShift)];
+        this.ctxs = new Object[Layout.halvesLength(workers, framesShift)];
         this.failures = new Throwable[frames];
         this.owners = new Thread[workers];
         this.deques = new WorkDeque[workers];
@@ -227,6 +260,24 @@ public final class JoinDeques implements AutoCloseable {
     }
 
     /**
+     * {@link #offer} of a half in argument form ("Halves in argument form"): {@code fn}, the context marker
+     * {@code ctx} (never null: {@link QueueEntry#NULL_CTX} for a null context) and {@code arg} into free frame
+     * {@code idx}, then the push.
+     */
+    public long offerArg(int w, int idx, Object fn, Object ctx, long arg) {
+        Thread me = Thread.currentThread();
+        if (owners[w] != me) {
+            owners[w] = me; // plain: published by the push below; read by a thief after its steal
+        }
+        int s = slot(idx);
+        // plain, all three: published by the push's release fence, read after the thief's steal (as in offer)
+        halves[s] = fn;
+        ctxs[s] = ctx;
+        Mem.setLongPlain(words, argsOffset + Layout.WORD_LENGTH * idx, arg);
+        return deques[w].push(idx); // WorkDeque: slot write, release fence, bottom store; never grows (class doc)
+    }
+
+    /**
      * Takes the newest entry of w's deque, which is {@code idx} unless a thief stole it: true, and the half is
      * the owner's to run; false, stolen (the thief runs it and completes the word). Owner only.
      *
@@ -252,9 +303,25 @@ public final class JoinDeques implements AutoCloseable {
         return e == QueueEntry.EMPTY ? -1 : (int) e;
     }
 
-    /** The half of a frame its owner took back or a thief stole (plain: see {@link #offer}). */
-    public Runnable half(int idx) {
+    /**
+     * The half of a frame its owner took back or a thief stole (plain: see {@link #offer}): a {@code Runnable}, or
+     * the function of a half in argument form (when {@link #ctx} is not null).
+     */
+    public Object half(int idx) {
         return halves[slot(idx)];
+    }
+
+    /**
+     * The context marker of a half in argument form, or null for a {@code Runnable} half; read as {@link #half}.
+     * {@link QueueEntry#ctxOf} turns the marker into the context.
+     */
+    public Object ctx(int idx) {
+        return ctxs[slot(idx)];
+    }
+
+    /** The long of a half in argument form; plain, read as {@link #half}. */
+    public long arg(int idx) {
+        return Mem.getLongPlain(words, argsOffset + Layout.WORD_LENGTH * idx);
     }
 
     /** Whether frame {@code idx} is free for an offer (its half is null). Owner only; plain. */
@@ -262,9 +329,16 @@ public final class JoinDeques implements AutoCloseable {
         return halves[slot(idx)] == null;
     }
 
-    /** Frees the frame of a half its owner took back (the reference is dropped). Owner only. */
+    /** Frees the frame of a {@code Runnable} half its owner took back (the reference is dropped). Owner only. */
     public void clear(int idx) {
         halves[slot(idx)] = null;
+    }
+
+    /** Frees the frame of a half in argument form its owner took back (function and context dropped). Owner only. */
+    public void clearArg(int idx) {
+        int s = slot(idx);
+        halves[s] = null;
+        ctxs[s] = null;
     }
 
     /**
@@ -309,7 +383,11 @@ public final class JoinDeques implements AutoCloseable {
         if (f != null) {
             failures[idx] = null;
         }
-        halves[slot(idx)] = null;
+        int s = slot(idx);
+        halves[s] = null;
+        if (ctxs[s] != null) { // a half in argument form: drop its context too (a Runnable half never wrote it)
+            ctxs[s] = null;
+        }
         Mem.setLongPlain(words, Layout.word(idx), OFFERED);
         return f;
     }

@@ -4,8 +4,10 @@ import dev.threadpool.JoinFailedException;
 import dev.threadpool.TaskCancelledException;
 import dev.threadpool.TaskFailedException;
 import dev.threadpool.WaitGroup;
+import dev.threadpool.internal.queue.QueueEntry;
 import dev.threadpool.internal.stats.PoolCounters;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.ObjLongConsumer;
 
 /**
  * {@code ThreadPool.join(left, right)}: fork/join of two halves, the way ForkJoinPool's {@code invokeAll(a, b)}
@@ -25,7 +27,7 @@ import java.util.concurrent.locks.LockSupport;
  *                 both failed? TaskFailedException(first = left's, right's suppressed)
  *   elsewhere:    the pair as one detached task (ExternalJoin) that joins on a worker; wait on its WaitGroup
  *   thieves:      idle workers (WorkerLoop.turn after scheduler.next found nothing), helpers (helpNext) and
- *                 waiting owners (joinAccepted) steal from a join deque's top: markStolen, run, complete
+ *                 waiting owners (joinBoth) steal from a join deque's top: markStolen, run, complete
  * </pre>
  *
  * <h2>Offer on demand</h2>
@@ -145,11 +147,25 @@ final class Joining {
     /** {@code join} from worker {@code self} of this pool: refused once shutdown began, as a submit is. */
     void join(WorkerThread self, Runnable left, Runnable right) {
         lifecycle.checkAccepting();
-        joinAccepted(self, left, right);
+        joinBoth(self, left, right, null, null, 0L, 0L);
+    }
+
+    /** {@code join(fn, ctx, left, right)} from worker {@code self}: refused once shutdown began, as a submit is. */
+    void join(WorkerThread self, ObjLongConsumer<Object> fn, Object ctx, long left, long right) {
+        lifecycle.checkAccepting();
+        joinBoth(self, null, null, fn, ctx, left, right);
+    }
+
+    /** {@code join} without the admission check: the pair is part of work the pool already accepted. */
+    void joinAccepted(WorkerThread self, Runnable left, Runnable right) {
+        joinBoth(self, left, right, null, null, 0L, 0L);
     }
 
     /**
-     * {@code join} without the admission check: the pair is part of work the pool already accepted.
+     * Both forms of {@code join}: {@code left.run()} and {@code right.run()}, or, when {@code fn} is not null (the
+     * argument form, "Halves in argument form" in JoinDeques), {@code fn.accept(ctx, l)} and {@code fn.accept(ctx,
+     * r)}, whose offered half is no object. One method for both, so that the two cannot drift apart; the form costs
+     * a null test of {@code fn} at the three places where they differ (run left, offer, run right).
      *
      * <p><b>One method, on purpose: never inlined into the caller.</b> The user's recursion calls this method
      * and this method calls the user's halves, so C2 inlines the user's node into it and it into the user's
@@ -163,24 +179,27 @@ final class Joining {
      * 22 at best and 34 at worst (with its half offered; a join that offers nothing costs 12 ns, PERFORMANCE_TRACKING
      * 76). {@code JoinShapeTest} fails if this method shrinks below that size.
      */
-    void joinAccepted(WorkerThread self, Runnable left, Runnable right) {
+    private void joinBoth(WorkerThread self, Runnable left, Runnable right, ObjLongConsumer<Object> fn, Object ctx,
+            long l, long r) {
         final int n = self.joinNest; // owner-only plain field: joins open on this stack, offered or not
         if (n >= EAGER_LEVELS && onDemand && !wanted()) {
-            runBothHere(self, n, left, right); // nobody wants work: offer nothing ("Offer on demand")
+            runBothHere(self, n, left, right, fn, ctx, l, r); // nobody wants work: offer nothing ("Offer on demand")
             return;
         }
         final int d = self.joinDepth; // owner-only plain field: the frame of this join (JoinDeques, "Frames")
         if (d >= framesPerWorker) {
-            runBothHere(self, n, left, right); // nested deeper than the frames: right after left, on this stack
+            runBothHere(self, n, left, right, fn, ctx, l, r); // nested deeper than the frames: right after left
             return;
         }
         final int w = self.index;
         final int idx = joins.frame(w, d);
         if (!joins.frameFree(idx) && !joins.tryReclaim(idx)) {
-            runBothHere(self, n, left, right); // an abandoned half holds the frame (JoinDeques): never offer twice
+            runBothHere(self, n, left, right, fn, ctx, l, r); // an abandoned half holds the frame: never offer twice
             return;
         }
-        long before = joins.offer(w, idx, right); // never grows: at most framesPerWorker entries (JoinDeques)
+        // never grows: at most framesPerWorker entries (JoinDeques)
+        long before = fn == null ? joins.offer(w, idx, right)
+                : joins.offerArg(w, idx, fn, ctx != null ? ctx : QueueEntry.NULL_CTX, r);
         if (before == 0) {
             // JOINS (getAndOr only while our bit is clear: the first offer since we last ran dry), so that idle
             // looks read the summary line instead of every deque; then the wake
@@ -194,7 +213,11 @@ final class Joining {
         self.joinNest = n + 1;
         try {
             try {
-                left.run();
+                if (fn == null) {
+                    left.run();
+                } else {
+                    fn.accept(ctx, l);
+                }
             } catch (Throwable t) {
                 first = t;
             }
@@ -203,10 +226,18 @@ final class Joining {
                 runAbandoned(back); // never in a sound run: see runAbandoned
             }
             if (back == idx) {
-                joins.clear(idx);
+                if (fn == null) {
+                    joins.clear(idx);
+                } else {
+                    joins.clearArg(idx);
+                }
                 self.joinDepth = d; // our frame is free again: right's joins reuse it (a right spine stays flat)
                 try {
-                    right.run();
+                    if (fn == null) {
+                        right.run();
+                    } else {
+                        fn.accept(ctx, r);
+                    }
                 } catch (Throwable t) {
                     second = t;
                 }
@@ -272,27 +303,54 @@ final class Joining {
      * gone) and free its frame.
      */
     private void runAbandoned(int idx) {
-        Runnable half = joins.half(idx);
-        joins.clear(idx);
+        Object half = joins.half(idx);
+        Object ctx = joins.ctx(idx);
+        long arg = joins.arg(idx);
+        joins.clearArg(idx); // both references, whichever form
         try {
-            half.run();
+            runHalf(half, ctx, arg);
         } catch (Throwable ignored) {
             // its join is gone: nobody to report to
         }
     }
 
-    /** Both halves on this stack, left first, nothing offered; {@code n}: the caller's {@code joinNest}. */
-    private static void runBothHere(WorkerThread self, int n, Runnable left, Runnable right) {
+    /**
+     * Runs an offered half as its frame holds it: {@code half} a {@code Runnable} when the context marker
+     * {@code ctx} is null, else the function of a half in argument form (JoinDeques, "Halves in argument form").
+     */
+    @SuppressWarnings("unchecked")
+    private static void runHalf(Object half, Object ctx, long arg) {
+        if (ctx == null) {
+            ((Runnable) half).run();
+        } else {
+            ((ObjLongConsumer<Object>) half).accept(QueueEntry.ctxOf(ctx), arg);
+        }
+    }
+
+    /**
+     * Both halves on this stack, left first, nothing offered; {@code n}: the caller's {@code joinNest}. The
+     * argument form when {@code fn} is not null, as in {@link #joinBoth}.
+     */
+    private static void runBothHere(WorkerThread self, int n, Runnable left, Runnable right,
+            ObjLongConsumer<Object> fn, Object ctx, long l, long r) {
         Throwable first = null;
         Throwable second = null;
         self.joinNest = n + 1; // restored below: both runs catch everything
         try {
-            left.run();
+            if (fn == null) {
+                left.run();
+            } else {
+                fn.accept(ctx, l);
+            }
         } catch (Throwable t) {
             first = t;
         }
         try {
-            right.run();
+            if (fn == null) {
+                right.run();
+            } else {
+                fn.accept(ctx, r);
+            }
         } catch (Throwable t) {
             second = t;
         }
@@ -390,10 +448,13 @@ final class Joining {
     /** Runs half {@code idx} stolen from {@code victim}'s deque and completes its word. Never throws. */
     private void runStolen(WorkerThread self, int victim, int idx) {
         joins.markStolen(idx, self.index);
-        Runnable half = joins.half(idx); // plain: published by the owner's push, observed by our steal
+        // plain, all three: published by the owner's push, observed by our steal
+        Object half = joins.half(idx);
+        Object ctx = joins.ctx(idx);
+        long arg = ctx != null ? joins.arg(idx) : 0L;
         Throwable failure = null;
         try {
-            half.run();
+            runHalf(half, ctx, arg);
         } catch (Throwable t) {
             failure = t;
         }
@@ -413,7 +474,20 @@ final class Joining {
      * started: {@link TaskCancelledException}, and neither half ran.
      */
     void joinFromOutside(Submission submission, Runnable left, Runnable right) throws InterruptedException {
-        ExternalJoin pair = new ExternalJoin(this, left, right);
+        joinFromOutside(submission, new ExternalJoin(this, left, right, null, null, 0L, 0L));
+    }
+
+    /**
+     * {@code join(fn, ctx, left, right)} from a thread that is not one of this pool's workers, as
+     * {@link #joinFromOutside(Submission, Runnable, Runnable)}: the hand-over allocates its one task object and
+     * WaitGroup, as the {@code Runnable} form's does; the joins inside, on the worker, allocate nothing.
+     */
+    void joinFromOutside(Submission submission, ObjLongConsumer<Object> fn, Object ctx, long left, long right)
+            throws InterruptedException {
+        joinFromOutside(submission, new ExternalJoin(this, null, null, fn, ctx, left, right));
+    }
+
+    private void joinFromOutside(Submission submission, ExternalJoin pair) throws InterruptedException {
         submission.submit(null, Slots.NO_SUBMITTER, pair, 0, pair.ended, WaitMode.UNBOUNDED, Long.MAX_VALUE);
         pair.ended.await(); // not a worker of this pool: blocks
         if (!pair.ran) {
@@ -426,20 +500,29 @@ final class Joining {
         }
     }
 
-    /** The pair handed over by an outside caller. */
+    /** The pair handed over by an outside caller: two {@code Runnable}s, or a function, its context and two longs. */
     private static final class ExternalJoin implements Runnable {
         final Joining joining;
         final Runnable left;
         final Runnable right;
+        final ObjLongConsumer<Object> fn;
+        final Object ctx;
+        final long l;
+        final long r;
         final WaitGroup ended = new WaitGroup();
         /** Plain; published by the WaitGroup's done after the run, observed by the caller's await. */
         Throwable failure;
         boolean ran;
 
-        ExternalJoin(Joining joining, Runnable left, Runnable right) {
+        ExternalJoin(Joining joining, Runnable left, Runnable right, ObjLongConsumer<Object> fn, Object ctx, long l,
+                long r) {
             this.joining = joining;
             this.left = left;
             this.right = right;
+            this.fn = fn;
+            this.ctx = ctx;
+            this.l = l;
+            this.r = r;
         }
 
         @Override
@@ -447,7 +530,7 @@ final class Joining {
             ran = true;
             try {
                 // accepted already: a shutdown that began since does not refuse it
-                joining.joinAccepted((WorkerThread) Thread.currentThread(), left, right);
+                joining.joinBoth((WorkerThread) Thread.currentThread(), left, right, fn, ctx, l, r);
             } catch (Throwable t) {
                 failure = t; // kept for the caller, not the pool's error reporting
             }

@@ -22,6 +22,7 @@ import dev.threadpool.internal.stats.WorkerTimes;
 import java.util.List;
 import java.util.function.Consumer;
 import java.util.function.IntConsumer;
+import java.util.function.ObjLongConsumer;
 
 /**
  * The engine behind {@link dev.threadpool.ThreadPool}: it builds the pool's parts, wires the rooms together and
@@ -386,6 +387,19 @@ public final class PoolCore {
             joining.join(self, left, right);
         } else {
             joining.joinFromOutside(submission, left, right);
+        }
+    }
+
+    /**
+     * {@code join(fn, ctx, left, right)}: {@link #join(Runnable, Runnable)} of {@code fn.accept(ctx, left)} and
+     * {@code fn.accept(ctx, right)}, whose halves are no objects (Joining.joinBoth).
+     */
+    public void join(ObjLongConsumer<Object> fn, Object ctx, long left, long right) throws InterruptedException {
+        WorkerThread self = currentWorker();
+        if (self != null) {
+            joining.join(self, fn, ctx, left, right);
+        } else {
+            joining.joinFromOutside(submission, fn, ctx, left, right);
         }
     }
 

@@ -14,7 +14,7 @@ import java.lang.management.ManagementFactory;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@link Joining#joinAccepted} must stay too large for C2 to inline it into its caller: the user's recursion
+ * {@code Joining.joinBoth} (both forms of join) must stay too large for C2 to inline it into its caller: the user's recursion
  * calls it and it calls the user's halves, and when C2 inlined it into the user's node the join tree ran at one
  * of three speeds, 22, 27 or 34 ns a join on one worker, by JVM (PERFORMANCE_TRACKING 75). A hot callee larger
  * than {@code FreqInlineSize} bytes of bytecode is never inlined, whatever was compiled first. This reads the
@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
 class JoinShapeTest {
 
     @Test
-    void joinAcceptedIsLargerThanTheHotInlineLimit() throws Exception {
+    void joinBothIsLargerThanTheHotInlineLimit() throws Exception {
         byte[] bytes;
         try (InputStream in = Joining.class.getResourceAsStream("Joining.class")) {
             assertNotNull(in, "Joining.class on the class path");
@@ -32,16 +32,16 @@ class JoinShapeTest {
         ClassModel model = ClassFile.of().parse(bytes);
         int codeLength = -1;
         for (MethodModel m : model.methods()) {
-            if (m.methodName().equalsString("joinAccepted")) {
+            if (m.methodName().equalsString("joinBoth")) {
                 codeLength = m.findAttribute(Attributes.code())
                         .map(CodeAttribute::codeLength).orElse(-1);
             }
         }
-        assertTrue(codeLength > 0, "Joining.joinAccepted has code");
+        assertTrue(codeLength > 0, "Joining.joinBoth has code");
         HotSpotDiagnosticMXBean hotspot = ManagementFactory.getPlatformMXBean(HotSpotDiagnosticMXBean.class);
         int freqInlineSize = Integer.parseInt(hotspot.getVMOption("FreqInlineSize").getValue());
-        assertTrue(codeLength > freqInlineSize, "Joining.joinAccepted is " + codeLength + " bytes of bytecode, not"
+        assertTrue(codeLength > freqInlineSize, "Joining.joinBoth is " + codeLength + " bytes of bytecode, not"
                 + " more than FreqInlineSize=" + freqInlineSize + ": C2 may inline it into the user's recursion, and"
-                + " the join tree's speed then depends on the JVM (see Joining.joinAccepted's javadoc)");
+                + " the join tree's speed then depends on the JVM (see Joining.joinBoth's javadoc)");
     }
 }
