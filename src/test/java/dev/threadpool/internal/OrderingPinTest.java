@@ -74,8 +74,8 @@ class OrderingPinTest {
     /** The steps of the park/wake and join handshakes, whose order in the callers (Idle, Joining) is the protocol. */
     static final Pattern STEP_NAME = Pattern.compile("announce|retract|hasWork|lookForWork|ranDry|pendingPush|searching|park|parkNanos"
             + "|idleMask|wakeOne|wakeOneOf|signalWork|beginSearch|endSearch|takeWakeStamp|stampWake"
-            + "|word|isDone|tryMarkParked|markStolen|complete|finishStolen|tryReclaim|takeBack|offer"
-            + "|mark|clear|isMarked|mask");
+            + "|word|isDone|tryMarkParked|markStolen|complete|finishStolen|tryReclaim|takeBack|offer|offerArg"
+            + "|mark|clear|clearArg|isMarked|mask");
     static final List<String> STEP_OWNERS = List.of("dev/threadpool/internal/scheduler/ParkingLot",
             "dev/threadpool/internal/scheduler/Idle",
             "dev/threadpool/internal/scheduler/Scheduler", "dev/threadpool/internal/scheduler/WakeCoalescer",
