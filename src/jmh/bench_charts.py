@@ -137,6 +137,9 @@ NOTES = {
                       "RecursiveAction per node; every leaf counts its runs in one shared long[] on both sides",
     "tree_join_args_reused": "ours: join(fn, ctx, l, r), no node object; FJP: one prebuilt tree of "
                              "RecursiveActions, reinitialized after each invokeAll; leaf counts as tree_join_args",
+    "orders_1m": "every side runs the same order handler, which counts on one WaitGroup; ours in argument form "
+                 "(_LAMBDA: a capturing lambda per order, as FJP and TPE); the Disruptor: publishEvent, 2 handlers "
+                 "taking sequences mod 2; FJP unbounded",
     ("tree_join_reused", "LANE_EXTENSION"): LANE_JOIN_NOTE,
     ("tree_join_fresh", "LANE_EXTENSION"): LANE_JOIN_NOTE,
     ("wsum_join", "LANE_EXTENSION"): LANE_JOIN_NOTE,
