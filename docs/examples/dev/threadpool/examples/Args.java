@@ -16,6 +16,20 @@ final class Args {
         return v;
     }
 
+    /** {@code args[i]}, which must be one of {@code allowed}, or {@code dflt} when absent. */
+    static String choiceArg(String[] args, int i, String name, String dflt, String... allowed) {
+        if (args.length <= i) {
+            return dflt;
+        }
+        for (String a : allowed) {
+            if (a.equals(args[i])) {
+                return a;
+            }
+        }
+        throw new IllegalArgumentException(name + " must be one of " + String.join(", ", allowed) + ": " + name
+                + "=" + args[i]);
+    }
+
     /** The value at {@code fraction} (0..1) of sorted {@code nanos}, in microseconds. */
     static double percentileMicros(long[] sortedNanos, double fraction) {
         int i = (int) Math.min(sortedNanos.length - 1, Math.round(fraction * (sortedNanos.length - 1)));

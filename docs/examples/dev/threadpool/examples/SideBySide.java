@@ -4,8 +4,8 @@ import java.util.Arrays;
 import java.util.Locale;
 
 /**
- * The examples' comparison table: the same latency samples of two runners (this pool and ForkJoinPool),
- * percentiles side by side and their ratio.
+ * The examples' comparison table: the same latency samples of several runners (this pool, in one or more forms,
+ * and ForkJoinPool), percentiles side by side and each of ours' ratio to ForkJoinPool.
  *
  * <pre>
  *   frame time (us)        p50       p90       p99       max
@@ -23,24 +23,49 @@ final class SideBySide {
 
     /** The table for {@code ours} and {@code fjp} (nanosecond samples, any order), headed by {@code what}. */
     static String table(String what, long[] ours, long[] fjp) {
-        long[] a = ours.clone();
-        long[] b = fjp.clone();
-        Arrays.sort(a);
-        Arrays.sort(b);
-        StringBuilder sb = new StringBuilder();
-        sb.append(String.format(Locale.ROOT, "  %-18s %10s %10s %10s %10s%n", what, "p50", "p90", "p99", "max"));
-        double[] pa = row(sb, OURS, a);
-        double[] pb = row(sb, FJP, b);
-        sb.append(String.format(Locale.ROOT, "  %-18s", "ours / FJP"));
-        for (int i = 0; i < FRACTIONS.length; i++) {
-            sb.append(String.format(Locale.ROOT, " %9.2fx", pa[i] / pb[i]));
-        }
-        return sb.append(System.lineSeparator()).toString();
+        return table(what, new String[] {OURS}, new String[] {"ours / FJP"}, new long[][] {ours}, fjp);
     }
 
-    private static double[] row(StringBuilder sb, String name, long[] sorted) {
+    /**
+     * The table for several of ours' runners ({@code names[i]}: {@code ours[i]}) and ForkJoinPool, then one ratio
+     * row per runner of ours against ForkJoinPool ({@code ratioNames[i]}).
+     */
+    static String table(String what, String[] names, String[] ratioNames, long[][] ours, long[] fjp) {
+        if (names.length != ours.length || ratioNames.length != ours.length) {
+            throw new IllegalArgumentException("one name and one ratio name per runner: names=" + names.length
+                    + ", ratioNames=" + ratioNames.length + ", runners=" + ours.length);
+        }
+        int width = what.length(); // the first column: 18 wide, or as wide as its longest entry
+        for (int r = 0; r < ours.length; r++) {
+            width = Math.max(width, Math.max(names[r].length(), ratioNames[r].length()));
+        }
+        String first = "  %-" + Math.max(18, width) + "s";
+        StringBuilder sb = new StringBuilder();
+        sb.append(String.format(Locale.ROOT, first + " %10s %10s %10s %10s%n", what, "p50", "p90", "p99", "max"));
+        double[][] p = new double[ours.length][];
+        for (int r = 0; r < ours.length; r++) {
+            p[r] = row(sb, first, names[r], sorted(ours[r]));
+        }
+        double[] pf = row(sb, first, FJP, sorted(fjp));
+        for (int r = 0; r < ours.length; r++) {
+            sb.append(String.format(Locale.ROOT, first, ratioNames[r]));
+            for (int i = 0; i < FRACTIONS.length; i++) {
+                sb.append(String.format(Locale.ROOT, " %9.2fx", p[r][i] / pf[i]));
+            }
+            sb.append(System.lineSeparator());
+        }
+        return sb.toString();
+    }
+
+    private static long[] sorted(long[] samples) {
+        long[] a = samples.clone();
+        Arrays.sort(a);
+        return a;
+    }
+
+    private static double[] row(StringBuilder sb, String first, String name, long[] sorted) {
         double[] p = new double[FRACTIONS.length];
-        sb.append(String.format(Locale.ROOT, "  %-18s", name));
+        sb.append(String.format(Locale.ROOT, first, name));
         for (int i = 0; i < FRACTIONS.length; i++) {
             p[i] = Args.percentileMicros(sorted, FRACTIONS[i]);
             sb.append(String.format(Locale.ROOT, " %,10.1f", p[i]));

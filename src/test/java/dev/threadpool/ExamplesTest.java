@@ -50,7 +50,18 @@ class ExamplesTest {
     void orderBookFanout() throws Exception {
         String out = capture(OrderBookFanout::main, "300", "256", "20");
         assertTrue(out.contains("batch latency (us)") && out.contains("ForkJoinPool")
-                && out.contains("books equal the serial replay on both sides: OK"), out);
+                && out.contains("thread-pool (fn, ctx, arg)") && out.contains("thread-pool (lambda)")
+                && out.contains("books equal the serial replay on every side: OK"), out);
+    }
+
+    @Test
+    void orderBookFanoutInOneForm() throws Exception {
+        String out = capture(OrderBookFanout::main, "100", "128", "10", "args");
+        assertTrue(out.contains("thread-pool (fn, ctx, arg)") && !out.contains("thread-pool (lambda)")
+                && out.contains("books equal the serial replay on every side: OK"), out);
+        IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                () -> OrderBookFanout.main(new String[] {"100", "128", "10", "runnable"}));
+        assertTrue(e.getMessage().contains("form must be one of args, lambda, both"), e.getMessage());
     }
 
     @Test
