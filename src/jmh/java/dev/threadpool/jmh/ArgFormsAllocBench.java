@@ -59,6 +59,15 @@ import org.openjdk.jmh.annotations.Warmup;
  *   <tr><td>{@code submitter_submit}</td><td>{@code submitter.submit(Ctx::hit, ctx, arg)} from a
  *       {@link Submitter} registered in setup (WORK_STEALING: its own queue). Outside only: from a worker a
  *       submitter is a plain submit from that worker</td></tr>
+ *   <tr><td>{@code submitBatch}, {@code submitBatch_group}, {@code submitBatch_lane},
+ *       {@code submitter_submitBatch}</td><td>one {@code submitBatch(Ctx::hit, ctx, args, 0, TASKS)} (with the
+ *       group; with {@code SubmitOptions.BLOCKING}; through the {@link Submitter}) of the invocation's arguments,
+ *       written into one reused {@code long[]}</td></tr>
+ *   <tr><td>{@code join}, {@code worker_join}</td><td>a join tree of {@code TASKS} leaves over offsets packed
+ *       {@code lo << 32 | hi} ({@link #tree}), {@code pool.join(ArgFormsAllocBench::tree, this, left, right)} at
+ *       every inner node: {@code TASKS - 1} joins, all but the root's on workers. From outside, the root pair is
+ *       handed over as one task, which allocates its task object and group (documented, per tree, not per
+ *       task)</td></tr>
  *   <tr><td>{@code runnable_submit} (control)</td><td>{@code pool.submit(task)} of one preallocated
  *       {@code Runnable}: the path that allocated nothing before issue 44</td></tr>
  *   <tr><td>{@code lambda_submit} (control)</td><td>{@code pool.submit(() -> Ctx.hit(ctx, arg))}: a capturing
@@ -67,9 +76,7 @@ import org.openjdk.jmh.annotations.Warmup;
  *       worker: the profiler counts every thread's allocation, the workers' included (the lambda's 24 B show
  *       there too)</td></tr>
  * </table>
- * Room for the forms in work now: {@code submitBatch(fn, ctx, long[], from, to)} and {@code join(fn, ctx, l, r)}
- * each get a {@code form} value ({@code submitBatch}, {@code worker_submitBatch}, {@code worker_join}) and a case in
- * {@link #loop}.
+ * A new form is a {@code form} value, an {@link Op} and a case in {@link #loop}.
  *
  * <p>Pools ({@code pool}): {@code GLOBAL_QUEUE}, {@code WS_RING} (WORK_STEALING with ring local queues),
  * {@code WS_CHASE_LEV} (WORK_STEALING with Chase-Lev deques), {@code LANE_EXTENSION} (one of its two threads its
@@ -100,16 +107,17 @@ public class ArgFormsAllocBench {
     public String pool;
 
     @Param({"submit", "trySubmit", "submit_group", "submit_lane", "waitable_await", "waitable_awaitBlocking",
-            "submitter_submit", "worker_submit", "worker_trySubmit", "worker_submit_group", "worker_submit_lane",
-            "worker_waitable_await", "runnable_submit", "lambda_submit", "worker_runnable_submit",
-            "worker_lambda_submit"})
+            "submitter_submit", "submitBatch", "submitBatch_group", "submitBatch_lane", "submitter_submitBatch",
+            "join", "worker_submit", "worker_trySubmit", "worker_submit_group", "worker_submit_lane",
+            "worker_waitable_await", "worker_submitBatch", "worker_submitBatch_group", "worker_join",
+            "runnable_submit", "lambda_submit", "worker_runnable_submit", "worker_lambda_submit"})
     public String form;
 
     /** What one task's submit is; {@link #form} is one of these, outside or from a worker. */
     enum Op {
         SUBMIT, TRY_SUBMIT, SUBMIT_GROUP, SUBMIT_LANE, WAITABLE_AWAIT, WAITABLE_AWAIT_BLOCKING, SUBMITTER_SUBMIT,
-        RUNNABLE_SUBMIT, LAMBDA_SUBMIT
-        // SUBMIT_BATCH (submitBatch(fn, ctx, long[], from, to)) and JOIN (join(fn, ctx, l, r)): when they land
+        SUBMIT_BATCH, SUBMIT_BATCH_GROUP, SUBMIT_BATCH_LANE, SUBMITTER_SUBMIT_BATCH, JOIN, RUNNABLE_SUBMIT,
+        LAMBDA_SUBMIT
     }
 
     /** The context every task gets; counts its runs and sums its arguments. */
@@ -131,6 +139,10 @@ public class ArgFormsAllocBench {
     private final Ctx ctx = new Ctx();
     private final WaitGroup group = new WaitGroup();
     private final long[] handles = new long[TASKS];
+    /** The batch forms' arguments, filled per invocation. */
+    private final long[] batchArgs = new long[TASKS];
+    /** The join form's first argument: leaves run {@code treeBase + offset}. Plain: published by the join. */
+    private long treeBase;
     /** The control's task: counts a run, no argument. */
     private final Runnable counted = () -> ctx.runs.incrementAndGet();
     /** Arguments handed out so far: the next invocation's base. */
@@ -163,11 +175,16 @@ public class ArgFormsAllocBench {
             case "waitable_await" -> Op.WAITABLE_AWAIT;
             case "waitable_awaitBlocking" -> Op.WAITABLE_AWAIT_BLOCKING;
             case "submitter_submit" -> Op.SUBMITTER_SUBMIT;
+            case "submitBatch" -> Op.SUBMIT_BATCH;
+            case "submitBatch_group" -> Op.SUBMIT_BATCH_GROUP;
+            case "submitBatch_lane" -> Op.SUBMIT_BATCH_LANE;
+            case "submitter_submitBatch" -> Op.SUBMITTER_SUBMIT_BATCH;
+            case "join" -> Op.JOIN;
             case "runnable_submit" -> Op.RUNNABLE_SUBMIT;
             case "lambda_submit" -> Op.LAMBDA_SUBMIT;
             default -> throw new IllegalArgumentException("form=" + form + " is not a form ArgFormsAllocBench knows");
         };
-        if (fromWorker && op == Op.SUBMITTER_SUBMIT) {
+        if (fromWorker && (op == Op.SUBMITTER_SUBMIT || op == Op.SUBMITTER_SUBMIT_BATCH)) {
             throw new IllegalArgumentException("form=" + form + ": from a worker a submitter is a plain submit");
         }
         PoolConfig.Builder b = PoolConfig.builder().maxThreads(2).queueCapacity(QUEUE).daemon(true)
@@ -180,7 +197,7 @@ public class ArgFormsAllocBench {
             case "LANE_EXTENSION" -> b.schedulerVariant(SchedulerVariant.LANE_EXTENSION).build();
             default -> throw new IllegalArgumentException("pool=" + pool + " is not a pool ArgFormsAllocBench knows");
         });
-        if (op == Op.SUBMITTER_SUBMIT) {
+        if (op == Op.SUBMITTER_SUBMIT || op == Op.SUBMITTER_SUBMIT_BATCH) {
             submitter = p.registerSubmitter();
         }
     }
@@ -204,7 +221,7 @@ public class ArgFormsAllocBench {
             loop(base);
         }
         awaitAtLeast(ctx.runs, next);
-        if (op == Op.SUBMIT_GROUP) {
+        if (op == Op.SUBMIT_GROUP || op == Op.SUBMIT_BATCH_GROUP) {
             awaitGroup();
         }
         if (op == Op.WAITABLE_AWAIT && !fromWorker) {
@@ -259,6 +276,25 @@ public class ArgFormsAllocBench {
                     s.submit(Ctx::hit, c, a);
                 }
             }
+            case SUBMIT_BATCH, SUBMIT_BATCH_GROUP, SUBMIT_BATCH_LANE, SUBMITTER_SUBMIT_BATCH -> {
+                long[] args = batchArgs;
+                for (int i = 0; i < TASKS; i++) {
+                    args[i] = base + i; // the user's own buffer, reused
+                }
+                int n = switch (op) {
+                    case SUBMIT_BATCH -> pool.submitBatch(Ctx::hit, c, args, 0, TASKS);
+                    case SUBMIT_BATCH_GROUP -> pool.submitBatch(Ctx::hit, c, args, 0, TASKS, group);
+                    case SUBMIT_BATCH_LANE -> pool.submitBatch(Ctx::hit, c, args, 0, TASKS, SubmitOptions.BLOCKING);
+                    default -> submitter.submitBatch(Ctx::hit, c, args, 0, TASKS);
+                };
+                if (n != TASKS) {
+                    throw new IllegalStateException(form + " on " + pool + ": submitBatch took " + n + " of " + TASKS);
+                }
+            }
+            case JOIN -> {
+                treeBase = base; // read by the leaves after the join's hand-over
+                pool.join(ArgFormsAllocBench::tree, this, TASKS / 2, (long) (TASKS / 2) << 32 | TASKS);
+            }
             case RUNNABLE_SUBMIT -> {
                 Runnable t = counted;
                 for (long a = base; a < end; a++) {
@@ -272,6 +308,27 @@ public class ArgFormsAllocBench {
                 }
             }
             default -> throw new IllegalStateException("op " + op);
+        }
+    }
+
+    /**
+     * The join form's function over leaf offsets {@code [lo, hi)} packed as {@code lo << 32 | hi} (the root's left
+     * half {@code [0, TASKS / 2)} packs as {@code TASKS / 2}): a range of one is a leaf, the task with argument
+     * {@code treeBase + lo}; a longer one joins its two halves. {@code TASKS - 1} joins make {@code TASKS} leaves.
+     */
+    static void tree(ArgFormsAllocBench b, long range) {
+        int lo = (int) (range >>> 32);
+        int hi = (int) range;
+        if (hi - lo == 1) {
+            Ctx.hit(b.ctx, b.treeBase + lo);
+            return;
+        }
+        int mid = (lo + hi) >>> 1;
+        try {
+            b.p.join(ArgFormsAllocBench::tree, b, (long) lo << 32 | mid, (long) mid << 32 | hi);
+        } catch (InterruptedException e) { // only an outside caller's join is interruptible; this is a worker's
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("a worker's join was interrupted", e);
         }
     }
 
