@@ -684,8 +684,9 @@ public final class ThreadPool implements AutoCloseable {
      * }
      * }</pre>
      *
-     * From any other thread the pair is handed over as one task, as the {@code Runnable} form does (that
-     * hand-over allocates its task object and {@code WaitGroup}; the joins inside, on the worker, do not). The pool
+     * From any other thread the pair is handed over as one task, as the {@code Runnable} form does; that thread's
+     * hand-over object is kept for its next outside join on this pool, so only its first allocates (a blocking
+     * wait still queues the JDK's node for the waiting thread, about 32 bytes, as every blocking wait does). The pool
      * keeps no reference to {@code fn} or {@code ctx} once the join has returned. Failures, interrupts and
      * shutdown: exactly as {@link #join(Runnable, Runnable)}.
      *

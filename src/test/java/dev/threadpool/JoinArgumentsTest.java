@@ -322,6 +322,35 @@ class JoinArgumentsTest {
     }
 
     /**
+     * An outside caller's hand-over allocates nothing after its first: its pair and the pair's WaitGroup are kept
+     * for its next outside join on the pool (Joining.outsidePairs). What remains is the JDK's queue node when the
+     * caller's await parks (about 32 bytes; the pool's blocking waits all pay it), so the bound is 64 bytes a call,
+     * where a new pair and WaitGroup per call were over 1,000 (1,096 on 2 CPUs, 16 KiB on 64).
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("variants")
+    @Timeout(120)
+    void anOutsideCallersHandOverIsReused(PoolVariant v) throws Exception {
+        var mx = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        Assumptions.assumeTrue(mx.isThreadAllocatedMemorySupported() && mx.isThreadAllocatedMemoryEnabled());
+        try (ThreadPool pool = pool(v, 2)) {
+            Sum sum = new Sum(pool);
+            int calls = 2_000;
+            for (int i = 0; i < calls; i++) { // warm
+                pool.join(Sum::run, sum, range(0, 8), range(8, 16));
+            }
+            long before = mx.getCurrentThreadAllocatedBytes();
+            for (int i = 0; i < calls; i++) {
+                pool.join(Sum::run, sum, range(0, 8), range(8, 16));
+            }
+            long allocated = mx.getCurrentThreadAllocatedBytes() - before;
+            assertEquals(2L * calls * 16, sum.leaves.get(), "every leaf of every call ran once");
+            assertTrue(allocated < 64L * calls, v + ": the outside caller allocated " + allocated + " bytes for "
+                    + calls + " joins (" + (double) allocated / calls + " B a call)");
+        }
+    }
+
+    /**
      * The harness's own check: the same measurement of a tree whose halves are new {@code Runnable}s (what a user of
      * the {@code Runnable} form writes) shows at least 16 bytes per join, so a pass above means no object per join.
      */

@@ -474,47 +474,90 @@ final class Joining {
      * started: {@link TaskCancelledException}, and neither half ran.
      */
     void joinFromOutside(Submission submission, Runnable left, Runnable right) throws InterruptedException {
-        joinFromOutside(submission, new ExternalJoin(this, left, right, null, null, 0L, 0L));
+        joinFromOutside(submission, left, right, null, null, 0L, 0L);
     }
 
     /**
      * {@code join(fn, ctx, left, right)} from a thread that is not one of this pool's workers, as
-     * {@link #joinFromOutside(Submission, Runnable, Runnable)}: the hand-over allocates its one task object and
-     * WaitGroup, as the {@code Runnable} form's does; the joins inside, on the worker, allocate nothing.
+     * {@link #joinFromOutside(Submission, Runnable, Runnable)}.
      */
     void joinFromOutside(Submission submission, ObjLongConsumer<Object> fn, Object ctx, long left, long right)
             throws InterruptedException {
-        joinFromOutside(submission, new ExternalJoin(this, null, null, fn, ctx, left, right));
+        joinFromOutside(submission, null, null, fn, ctx, left, right);
     }
 
-    private void joinFromOutside(Submission submission, ExternalJoin pair) throws InterruptedException {
-        submission.submit(null, Slots.NO_SUBMITTER, pair, 0, pair.ended, WaitMode.UNBOUNDED, Long.MAX_VALUE);
-        pair.ended.await(); // not a worker of this pool: blocks
-        if (!pair.ran) {
+    /**
+     * The outside hand-over of either form. The caller's pair object and its WaitGroup are reused by its next
+     * outside join on this pool ({@link #outsidePairs}), so a thread that joins from outside again and again
+     * allocates nothing for the hand-over after its first (a WaitGroup is reusable once back at zero, and the
+     * pool's last touch of the pair is that group's done); a blocking await still queues the JDK's node for the
+     * caller, as every blocking wait of the pool does. A pair the pool may still hold (the caller was
+     * interrupted, or a refusal left its group above zero) is dropped, and the next join makes a new one.
+     */
+    private void joinFromOutside(Submission submission, Runnable left, Runnable right, ObjLongConsumer<Object> fn,
+            Object ctx, long l, long r) throws InterruptedException {
+        ExternalJoin pair = outsidePairs.get();
+        if (pair == null) {
+            pair = new ExternalJoin();
+            outsidePairs.set(pair);
+        }
+        pair.arm(this, left, right, fn, ctx, l, r);
+        try {
+            submission.submit(null, Slots.NO_SUBMITTER, pair, 0, pair.ended, WaitMode.UNBOUNDED, Long.MAX_VALUE);
+        } catch (RuntimeException | Error e) {
+            if (pair.ended.pending() == 0) {
+                pair.disarm(); // refused, its group back at zero: unused, kept for the next join
+            } else {
+                outsidePairs.remove();
+            }
+            throw e;
+        }
+        try {
+            pair.ended.await(); // not a worker of this pool: blocks
+        } catch (InterruptedException e) {
+            outsidePairs.remove(); // the pair runs on: the pool still holds it
+            throw e;
+        }
+        // plain: the worker wrote them before the group's done, which our await observed
+        boolean ran = pair.ran;
+        Throwable f = pair.failure;
+        pair.disarm(); // the pool has done with it: nothing of this join is kept
+        if (!ran) {
             throw new TaskCancelledException("join: the pair was cancelled by shutdown(CANCEL_PENDING) before"
                     + " it started; neither half ran");
         }
-        Throwable f = pair.failure;
         if (f != null) {
             throw f instanceof JoinFailedException j ? j : new JoinFailedException(f);
         }
     }
 
-    /** The pair handed over by an outside caller: two {@code Runnable}s, or a function, its context and two longs. */
+    /**
+     * Each outside caller's {@link ExternalJoin}, reused from one of its joins on this pool to the next. Between
+     * joins the pair holds no reference to the pool, the halves or their context ({@link ExternalJoin#disarm}), so
+     * the thread's map keeps nothing of a closed pool alive but the idle pair itself, which goes with the map's
+     * stale entry.
+     */
+    private final ThreadLocal<ExternalJoin> outsidePairs = new ThreadLocal<>();
+
+    /**
+     * The pair handed over by an outside caller: two {@code Runnable}s, or a function, its context and two longs.
+     * Armed by its caller before each hand-over and disarmed after; all fields plain: the submission publishes
+     * them to the worker, the group's done publishes the outcome back.
+     */
     private static final class ExternalJoin implements Runnable {
-        final Joining joining;
-        final Runnable left;
-        final Runnable right;
-        final ObjLongConsumer<Object> fn;
-        final Object ctx;
-        final long l;
-        final long r;
+        Joining joining;
+        Runnable left;
+        Runnable right;
+        ObjLongConsumer<Object> fn;
+        Object ctx;
+        long l;
+        long r;
         final WaitGroup ended = new WaitGroup();
         /** Plain; published by the WaitGroup's done after the run, observed by the caller's await. */
         Throwable failure;
         boolean ran;
 
-        ExternalJoin(Joining joining, Runnable left, Runnable right, ObjLongConsumer<Object> fn, Object ctx, long l,
+        void arm(Joining joining, Runnable left, Runnable right, ObjLongConsumer<Object> fn, Object ctx, long l,
                 long r) {
             this.joining = joining;
             this.left = left;
@@ -523,6 +566,17 @@ final class Joining {
             this.ctx = ctx;
             this.l = l;
             this.r = r;
+            this.failure = null;
+            this.ran = false;
+        }
+
+        void disarm() {
+            joining = null;
+            left = null;
+            right = null;
+            fn = null;
+            ctx = null;
+            failure = null;
         }
 
         @Override
