@@ -351,6 +351,63 @@ class JoinArgumentsTest {
     }
 
     /**
+     * A thread that is a worker of another pool joins on this one from outside; while it waits it helps its own
+     * pool (WaitGroup.await on a worker), and the task it runs there joins on this pool again: the inner join gets
+     * a hand-over pair of its own (the outer one is armed), and both trees run every leaf once.
+     */
+    @Test
+    @Timeout(60)
+    void aNestedOutsideJoinFromAnotherPoolsWorkerGetsItsOwnPair() throws Exception {
+        try (ThreadPool a = TestSupport.track(ThreadPool.create(PoolConfig.builder().maxThreads(1).daemon(true)
+                .build()));
+                ThreadPool b = TestSupport.track(ThreadPool.create(PoolConfig.builder().maxThreads(1).daemon(true)
+                        .build()))) {
+            int n = 1 << 10;
+            Leaves outer = new Leaves(a, n, 1);
+            Leaves inner = new Leaves(a, n, 1);
+            java.util.concurrent.CountDownLatch innerStarted = new java.util.concurrent.CountDownLatch(1);
+            java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+            AtomicReference<Throwable> failure = new AtomicReference<>();
+            WaitGroup done = new WaitGroup();
+            b.submit(() -> {
+                try {
+                    // queued behind this task on b's only worker: it runs while this task waits in a.join below
+                    b.submit(() -> {
+                        innerStarted.countDown(); // on b's only worker, so inside the outer join's wait
+                        try {
+                            a.join(Leaves::count, inner, range(0, n / 2), range(n / 2, n));
+                        } catch (Throwable t) {
+                            failure.compareAndSet(null, t);
+                        }
+                    }, done);
+                    // the outer join's left half holds a's only worker until the inner task has been helped to run
+                    a.join((Leaves t, long r) -> {
+                        if (r == 0) {
+                            try {
+                                release.await(WAIT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS);
+                            } catch (InterruptedException e) {
+                                Thread.currentThread().interrupt();
+                            }
+                        }
+                        Leaves.count(t, r == 0 ? range(0, n / 2) : range(n / 2, n));
+                    }, outer, 0, 1);
+                } catch (Throwable t) {
+                    failure.compareAndSet(null, t);
+                }
+            }, done);
+            // b's only worker runs the inner task only while its outer join waits (helping b): nested for sure
+            assertTrue(innerStarted.await(WAIT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS),
+                    "b's worker helped its own pool while its outer join on a waited");
+            // the inner join is queued on a behind the outer pair's left half: let the left half go on
+            release.countDown();
+            assertTrue(done.await(WAIT), "both of b's tasks ended");
+            assertNull(failure.get(), () -> "a join failed: " + failure.get());
+            outer.assertEachOnce();
+            inner.assertEachOnce();
+        }
+    }
+
+    /**
      * The harness's own check: the same measurement of a tree whose halves are new {@code Runnable}s (what a user of
      * the {@code Runnable} form writes) shows at least 16 bytes per join, so a pass above means no object per join.
      */

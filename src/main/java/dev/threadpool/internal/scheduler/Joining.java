@@ -492,14 +492,22 @@ final class Joining {
      * allocates nothing for the hand-over after its first (a WaitGroup is reusable once back at zero, and the
      * pool's last touch of the pair is that group's done); a blocking await still queues the JDK's node for the
      * caller, as every blocking wait of the pool does. A pair the pool may still hold (the caller was
-     * interrupted, or a refusal left its group above zero) is dropped, and the next join makes a new one.
+     * interrupted, or a refusal left its group above zero) is dropped, and the next join makes a new one; a join
+     * made while the thread's pair is armed (the thread is a worker of another pool, whose task it runs while it
+     * waits here, and that task joins on this pool) gets a pair of its own.
      */
     private void joinFromOutside(Submission submission, Runnable left, Runnable right, ObjLongConsumer<Object> fn,
             Object ctx, long l, long r) throws InterruptedException {
         ExternalJoin pair = outsidePairs.get();
+        boolean kept = true;
         if (pair == null) {
             pair = new ExternalJoin();
             outsidePairs.set(pair);
+        } else if (pair.joining != null) {
+            // armed: this thread is inside an outside join of this pool already, helping another pool it is a
+            // worker of while it waits (WaitGroup.await), and that pool's task joins here again: one of its own
+            pair = new ExternalJoin();
+            kept = false;
         }
         pair.arm(this, left, right, fn, ctx, l, r);
         try {
@@ -507,15 +515,17 @@ final class Joining {
         } catch (RuntimeException | Error e) {
             if (pair.ended.pending() == 0) {
                 pair.disarm(); // refused, its group back at zero: unused, kept for the next join
-            } else {
+            } else if (kept) {
                 outsidePairs.remove();
             }
             throw e;
         }
         try {
-            pair.ended.await(); // not a worker of this pool: blocks
+            pair.ended.await(); // not a worker of this pool: blocks (or helps a pool it is a worker of)
         } catch (InterruptedException e) {
-            outsidePairs.remove(); // the pair runs on: the pool still holds it
+            if (kept) {
+                outsidePairs.remove(); // the pair runs on: the pool still holds it
+            }
             throw e;
         }
         // plain: the worker wrote them before the group's done, which our await observed
@@ -541,8 +551,9 @@ final class Joining {
 
     /**
      * The pair handed over by an outside caller: two {@code Runnable}s, or a function, its context and two longs.
-     * Armed by its caller before each hand-over and disarmed after; all fields plain: the submission publishes
-     * them to the worker, the group's done publishes the outcome back.
+     * Armed by its caller before each hand-over and disarmed after ({@code joining} non-null exactly while armed);
+     * all fields plain and touched by its caller's thread only, but for the run: the submission publishes them to
+     * the worker, the group's done publishes the outcome back.
      */
     private static final class ExternalJoin implements Runnable {
         Joining joining;
