@@ -20,7 +20,8 @@ and writes into --out:
   alloc-per-task.svg       gc.alloc.rate.norm (bytes per task) per workload and pool, median over forks
   latency-percentiles.svg  p50 / p99 / p99.9 submit-to-start latency per pool (median over forks, log scale)
   ratios.md                the markdown tables for docs/BENCHMARKS.md (ratios, targets, latency, idle CPU,
-                           allocation)
+                           allocation; for a workload with a SERIAL side, its speed-up, efficiency and bytes per
+                           split)
 
 Statistics. This box's forks are bimodal (slow periods of seconds to tens of seconds slow every pool alike), so
 a mean over iterations with JMH's ± understates the spread. A fork's score is the mean of its own measurement
@@ -30,7 +31,9 @@ ratios. The verdict rule (NOISE_BAND, verdict()) is stated in the generated text
 
 Pools are recognised by the value of a benchmark parameter (normally "pool"): ours are GLOBAL_QUEUE,
 WORK_STEALING, LANE_EXTENSION (a suffix such as _SPIN names an idle strategy, WS_RING is WORK_STEALING_RING), the
-peers FJP (or FORK_JOIN*), TPE_LBQ, TPE_ABQ and DISRUPTOR_*. Any benchmark method and parameter is picked up
+peers FJP (or FORK_JOIN*), TPE_LBQ, TPE_ABQ and DISRUPTOR_*, and SERIAL, the floor of RecursiveShapesBench (the
+same splits as plain calls on the calling thread): no ratio is taken against it in the ratio table; the efficiency
+table divides by it. Any benchmark method and parameter is picked up
 generically: a method is a workload, a parameter other than the pool and threads that varies makes a workload
 of its own ("flood_1m [batch=64]").
 """
@@ -49,15 +52,18 @@ import sys
 
 OURS = ("GLOBAL_QUEUE", "WORK_STEALING", "LANE_EXTENSION")
 TPE_PEERS = ("TPE_LBQ", "TPE_ABQ")
+# RecursiveShapesBench's floor: the same splits as plain recursion on the calling thread.
+FLOOR = "SERIAL"
 PREFERRED_ORDER = ["GLOBAL_QUEUE", "WORK_STEALING", "LANE_EXTENSION",
                    "GLOBAL_QUEUE_SPIN", "WORK_STEALING_SPIN", "LANE_EXTENSION_SPIN",
                    "FJP", "TPE_LBQ", "TPE_ABQ", "DISRUPTOR_BUSY", "DISRUPTOR_BUSY_MULTI",
-                   "DISRUPTOR_BLOCKING"]
+                   "DISRUPTOR_BLOCKING", FLOOR]
 COLORS = {
     "GLOBAL_QUEUE": "#1f77b4", "WORK_STEALING": "#2ca02c", "LANE_EXTENSION": "#9467bd",
     "GLOBAL_QUEUE_SPIN": "#6baed6", "WORK_STEALING_SPIN": "#98df8a", "LANE_EXTENSION_SPIN": "#c5b0d5",
     "FJP": "#d62728", "TPE_LBQ": "#ff7f0e", "TPE_ABQ": "#bcbd22",
     "DISRUPTOR_BUSY": "#7f7f7f", "DISRUPTOR_BUSY_MULTI": "#525252", "DISRUPTOR_BLOCKING": "#b0b0b0",
+    FLOOR: "#000000",
 }
 FALLBACK_COLORS = ["#17becf", "#e377c2", "#8c564b", "#aec7e8", "#ffbb78"]
 
@@ -87,6 +93,19 @@ def target(workload, peer, goal=None, median=None, worst=None, pools=ALL_OURS, i
             "issue": issue, "metric": metric, "peer_label": peer_label or peer, "reference": reference}
 
 
+# issue 49: RecursiveShapesBench's six programs, the same splits on every side. Every shape: median >= 1.0x FJP and
+# worst round >= 0.9x on every variant; tiny tasks and quadrature median >= 1.3x; LANE_EXTENSION within 10 % of
+# WORK_STEALING (its per-round ratio to WORK_STEALING_RING, the same queue kind, >= 0.9).
+RECURSIVE_SHAPES = ("fib", "quadrature", "queens", "reduce", "stencil", "matmul")
+
+
+def recursive_shape_targets():
+    return ([target(w, "FJP", median=1.3 if w in ("fib", "quadrature") else 1.0, worst=0.9, issue="49")
+             for w in RECURSIVE_SHAPES]
+            + [target(w, "WORK_STEALING_RING", goal=0.9, pools=("LANE_EXTENSION",), issue="49")
+               for w in RECURSIVE_SHAPES])
+
+
 TARGETS = [
     # issue 43: the floods, counted the same way on every side (Fairness)
     target("flood_1m", "FJP", goal=2.0, issue="43"),
@@ -101,6 +120,7 @@ TARGETS = [
     target("tree_join_fresh", "FJP", goal=1.0, pools=("GLOBAL_QUEUE",), issue="43"),
     target("tree_join_reused", "FJP", median=1.5, pools=FORK_JOIN_SIDES, issue="43"),
     target("wsum", "FJP", goal=1.0, issue="43"),
+    *recursive_shape_targets(),
     target("wake_latency", "FJP", goal=1.0, pools=PARK, issue="43", metric="p50"),
     target("wake_latency", "FJP", pools=PARK, issue="15", metric="p99", reference=True),
     target("ping_pong", "FJP", goal=1.0, pools=PARK, issue="15", metric="p50"),
@@ -109,6 +129,18 @@ TARGETS = [
     # the multi-producer Disruptor: the contract of submit from any thread; shown beside the target above
     target("ping_pong", "DISRUPTOR_BUSY_MULTI", pools=SPIN, issue="15", metric="p99", reference=True),
 ]
+
+# Splits one op of a RecursiveShapesBench workload makes at its LARGE size, the same on every side
+# (RecursiveShapesBench.splits; RecursiveShapesBenchTest checks that these are its numbers): the efficiency table's
+# bytes per split are gc.alloc.rate.norm (bytes per op) / splits. Key: (class, method).
+SPLITS = {
+    ("RecursiveShapesBench", "fib"): 39_088_168,
+    ("RecursiveShapesBench", "quadrature"): 1_704_059,
+    ("RecursiveShapesBench", "queens"): 9_631,
+    ("RecursiveShapesBench", "reduce"): 2_047,
+    ("RecursiveShapesBench", "stencil"): 12_600,
+    ("RecursiveShapesBench", "matmul"): 1_755,
+}
 
 # LANE_EXTENSION's join rows: true of every committed run (its blocking worker began to steal halves in 6c63cf3).
 LANE_JOIN_NOTE = ("one of its n threads is its blocking-lane worker, which steals join halves from 6c63cf3 on "
@@ -140,6 +172,16 @@ NOTES = {
     "orders_1m": "every side runs the same order handler, which counts on one WaitGroup; ours in argument form "
                  "(_LAMBDA: a capturing lambda per order, as FJP and TPE); the Disruptor: publishEvent, 2 handlers "
                  "taking sequences mod 2; FJP unbounded",
+    "fib": "Fibonacci, threshold 2: ours join(fn, ctx, n - 2, n - 1), leaves add into per-worker accumulators; FJP "
+           "forks n - 1 as a RecursiveAction, n - 2 in place, the result in the task; SERIAL: plain recursion",
+    "quadrature": "adaptive Simpson, double results summed up the tree in the same order on every side: ours keeps "
+                  "them in per-worker stacks of node slots; FJP in the forked task's field",
+    "queens": "counting n-queens (14), the top 4 rows split: ours counts into per-worker accumulators; FJP returns "
+              "the count in the forked task",
+    "reduce": "sum of 2^23 longs, leaves of 4096: ours into per-worker accumulators; FJP in the forked task",
+    "stencil": "1-D Jacobi, 200 steps, each step a split from the caller (the barrier): ours join from outside, "
+               "FJP invoke",
+    "matmul": "512 x 512 doubles, quadrant split to 32 x 32 blocks, the k halves in order: no results to return",
     ("tree_join_reused", "LANE_EXTENSION"): LANE_JOIN_NOTE,
     ("tree_join_fresh", "LANE_EXTENSION"): LANE_JOIN_NOTE,
     ("wsum_join", "LANE_EXTENSION"): LANE_JOIN_NOTE,
@@ -165,6 +207,8 @@ def canonical_pool(value):
             up = "FJP" + up[len(alias):]
     if up.startswith("WS_"):  # FanoutBench's WS_RING / WS_CHASE_LEV: WORK_STEALING with that queue kind
         up = "WORK_STEALING_" + up[len("WS_"):]
+    if up == FLOOR:
+        return up
     for prefix in OURS + ("FJP", "TPE", "DISRUPTOR"):
         if up == prefix or up.startswith(prefix + "_"):
             return up
@@ -218,9 +262,10 @@ def fork_means(raw):
 class Series:
     """One (class, workload, pool): its forks as (round, score, alloc) and what is needed to judge them."""
 
-    def __init__(self, klass, method, params, pool, mode, unit):
+    def __init__(self, klass, method, params, pool, mode, unit, threads=0):
         self.klass, self.method, self.params, self.pool = klass, method, params, pool
         self.mode, self.unit = mode, unit
+        self.threads = threads  # the "threads" parameter (0: one per CPU of the machine that ran it)
         self.extra = ""  # the parameters that vary within the workload, set by read_results
         self.forks = []
 
@@ -285,7 +330,7 @@ def read_results(in_dir):
             key = (parts[-2], parts[-1], rest, pool)
             if key not in series:
                 series[key] = Series(parts[-2], parts[-1], rest, pool, entry["mode"],
-                                     entry["primaryMetric"]["scoreUnit"])
+                                     entry["primaryMetric"]["scoreUnit"], int(params.get("threads") or 0))
             series[key].forks.extend(entry_forks(entry, rnd))
     result = [s for s in series.values() if s.klass != "LatencyBench"]
     # Show only the extra parameters that vary within a workload (flood_1m has a batch parameter it ignores).
@@ -726,7 +771,7 @@ def ratio_bars(groups):
             continue
         bars = []
         for p in pool_order(pools):
-            r = series_ratio(pools[p], pools["FJP"]) if p != "FJP" else None
+            r = series_ratio(pools[p], pools["FJP"]) if p not in ("FJP", FLOOR) else None
             if r is not None:
                 bars.append((p, r.median, r.worst, r.best) if r.paired else (p, r.median))
         if bars:
@@ -769,8 +814,49 @@ def charts(results, latency, out_dir, mode):
     return made
 
 
-def report(results, latency, idle, mode):
-    """The markdown of ratios.md."""
+def fmt_scaled(r, scale, suffix=""):
+    """A Ratio's median (worst-best) times scale, or its median alone where the rounds do not pair."""
+    if r is None:
+        return "n/a"
+    if r.paired:
+        return f"{fmt_x(r.median * scale)}{suffix} ({fmt_x(r.worst * scale)}-{fmt_x(r.best * scale)})"
+    return f"{fmt_x(r.median * scale)}{suffix} (medians)"
+
+
+def efficiency_table(results, workers):
+    """For every workload with a FLOOR (SERIAL) side: each side's time, its speed-up over the floor (the floor's time
+    / its time, paired by round as the ratios are), its efficiency (the speed-up / n, n its threads parameter, 0 read
+    as `workers`), and its bytes per split (gc.alloc.rate.norm / SPLITS, at the size SPLITS counts); None when no
+    workload has a floor."""
+    groups = by_workload(results)
+    lines = []
+    for (klass, workload), pools in groups.items():
+        if FLOOR not in pools:
+            continue
+        floor = pools[FLOOR]
+        for pool in pool_order(pools):
+            s = pools[pool]
+            splits = SPLITS.get((klass, s.method)) if dict(s.params).get("size", "LARGE") == "LARGE" else None
+            allocs = s.allocs
+            per_split = f"{statistics.median(allocs) / splits:.2f}" if allocs and splits else ""
+            if pool == FLOOR:
+                speedup, eff = "1 (the floor)", ""
+            else:
+                n = s.threads or workers
+                r = series_ratio(s, floor)  # time: the floor's / this side's
+                speedup, eff = fmt_scaled(r, 1.0, "x"), fmt_scaled(r, 1.0 / n) + f" [n={n}]"
+            name = f"`{pool}`" if is_ours(pool) else pool
+            lines.append(f"| {workload} | {name} | {fmt_series(s)} | {speedup} | {eff} | {per_split} |")
+    if not lines:
+        return None
+    return "\n".join(["| workload | pool | median (min-max, forks) | speed-up over SERIAL | efficiency "
+                      "((SERIAL / n) / time) | B/split |", "|---|---|---:|---:|---:|---:|"] + lines)
+
+
+def report(results, latency, idle, mode, workers=None):
+    """The markdown of ratios.md. workers: n for a side whose threads parameter is 0 (default: this machine's
+    CPUs)."""
+    workers = workers or os.cpu_count() or 1
     label = ("Smoke run (`--quick`: 1 round, 1 fork a pool, 1 x 1 s warm-up, 1 x 1 s measurement): the figures "
              "show the suite runs, not how fast anything is." if mode == "quick"
              else "Full run (see the protocol).")
@@ -778,6 +864,13 @@ def report(results, latency, idle, mode):
           RULE_TEXT, "",
           "### Throughput and allocation (ratio > 1: ours is better)", "", ratio_table(results), "",
           "### Targets", "", target_table(results, latency), ""]
+    eff = efficiency_table(results, workers)
+    if eff:
+        md += ["### Recursive shapes: speed-up, efficiency and bytes per split", "",
+               "Speed-up: SERIAL's time / the side's, paired by round (median, worst-best); efficiency: the speed-up "
+               f"/ n, the side's threads (threads=0 read as {workers}, the CPUs of the machine that drew this table; "
+               "--workers N for JSON from another machine); B/split: gc.alloc.rate.norm / the shape's splits.", "",
+               eff, ""]
     if latency:
         md += ["### Latency percentiles (HdrHistogram, submit to start; median (min-max) over forks)", "",
                latency_table(latency), ""]
@@ -792,6 +885,8 @@ def main(argv=None):
     ap.add_argument("--in", dest="in_dir", default="target/jmh")
     ap.add_argument("--out", dest="out_dir", default="docs/bench")
     ap.add_argument("--mode", choices=("full", "quick"), default="full")
+    ap.add_argument("--workers", type=int, default=None,
+                    help="n of the efficiency table for a side run with threads=0 (default: this machine's CPUs)")
     args = ap.parse_args(argv)
     results = read_results(args.in_dir)
     latency = read_latency(os.path.join(args.in_dir, "latency.csv"))
@@ -801,7 +896,7 @@ def main(argv=None):
         return 1
     os.makedirs(args.out_dir, exist_ok=True)
     made = charts(results, latency, args.out_dir, args.mode)
-    text = report(results, latency, idle, args.mode)
+    text = report(results, latency, idle, args.mode, args.workers)
     with open(os.path.join(args.out_dir, "ratios.md"), "w", encoding="utf-8") as f:
         f.write(text)
     print(text)

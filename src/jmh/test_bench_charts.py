@@ -185,6 +185,46 @@ class BenchChartsTest(unittest.TestCase):
         s = self.fx.series("taskPerIndex", "FJP")
         self.assertEqual([r for r, _, _ in s.forks], [1, 1])
 
+    def test_recursive_shapes_floor_efficiency_and_bytes_per_split(self):
+        splits = bc.SPLITS[("RecursiveShapesBench", "fib")]
+        sides = {"SERIAL": (80.0, 0.0), "FORK_JOIN": (60.0, 24.0 * splits), "WS_RING": (50.0, 300.0),
+                 "LANE_EXTENSION": (55.0, 300.0)}
+        for rnd in range(1, 6):
+            for pool, (ms, alloc) in sides.items():
+                self.fx.write("RecursiveShapesBench", "fib", pool, rnd, [ms], mode="avgt", unit="ms/op", alloc=alloc,
+                              size="LARGE")
+        results = bc.read_results(self.fx.dir)
+        self.assertEqual(bc.canonical_pool("SERIAL"), "SERIAL")
+        self.assertFalse(bc.is_ours("SERIAL"))
+        md = bc.report(results, {}, {}, "full", workers=2)
+        # the floor is a row of the ratio table, with no ratio against anything
+        floor = find_row(md, "| fib | SERIAL |")
+        self.assertEqual(len(floor), 2)  # the ratio table's row and the efficiency table's
+        self.assertNotIn("x**", floor[0])
+        ws = find_row(md, "| fib | `WORK_STEALING_RING` |")
+        self.assertIn("**1.20x** (1.20-1.20)", ws[0])  # vs FJP: 60 / 50
+        # efficiency table: speed-up 80 / 50, efficiency / 2 workers, bytes per split
+        self.assertIn("| 1.60x (1.60-1.60) | 0.80 (0.80-0.80) [n=2] | 0.00 |", ws[1])
+        fjp = find_row(md, "| fib | FJP |")
+        self.assertIn("| 24.00 |", fjp[1])
+        self.assertIn("| 1 (the floor) |  | 0.00 |", floor[1])
+        # issue 49's targets: a two-part target against FJP on every variant, LANE_EXTENSION against WORK_STEALING
+        t = find_row(md, "| fib median >= 1.3x and worst >= 0.9x FJP | `WORK_STEALING_RING` |")
+        self.assertIn("**not met** (median < 1.3)", t[0])
+        lane = find_row(md, "| fib >= 0.9x WORK_STEALING_RING | `LANE_EXTENSION` |")
+        self.assertIn("0.91x (0.91-0.91)", lane[0])
+        self.assertIn("| met |", lane[0])
+        # the chart against FJP leaves the floor out
+        bars = dict(bc.ratio_bars(bc.by_workload(results)))
+        self.assertNotIn("SERIAL", [b[0] for b in bars["fib (time: FJP / pool)"]])
+        # another size: no bytes per split (SPLITS counts LARGE's)
+        small = [bc.Series("RecursiveShapesBench", "fib", (("size", "SMALL"),), p, "avgt", "ms/op")
+                 for p in ("SERIAL", "FJP")]
+        for s in small:
+            s.forks = [(1, 1.0, 24.0 * splits)]
+        self.assertEqual(find_row(bc.efficiency_table(small, 2), "| fib | FJP |")[0].split("|")[-2].strip(), "")
+        self.assertIsNone(bc.efficiency_table([s for s in results if s.pool != "SERIAL"], 2))
+
     def test_idle_cpu_table(self):
         path = os.path.join(self.fx.dir, "idle_cpu.csv")
         with open(path, "w") as f:
