@@ -46,7 +46,7 @@ class BenchFairnessTest {
     /** Every benchmark class whose methods compare pools. */
     static Stream<Class<?>> comparisons() {
         return Stream.of(PoolFloodBench.class, BatchFloodBench.class, BurstBench.class, FanoutBench.class,
-                RangeBench.class, OrderDispatchBench.class);
+                RangeBench.class, OrderDispatchBench.class, RecursiveShapesBench.class);
     }
 
     @ParameterizedTest
