@@ -263,21 +263,7 @@ public final class BoundedRing {
      * @throws IllegalStateException if this ring does not carry tasks, or its memory was freed before the claim
      */
     public long pushCarried(Object task, Object group) {
-        final Object[] refs = carried;
-        if (refs == null) {
-            throw new IllegalStateException("this ring does not carry tasks");
-        }
-        long pos = claimPush();
-        if (pos < 0) {
-            return -1;
-        }
-        int k = (int) (pos & mask) << 1;
-        // plain, like the value: published by the release in publish(); the claim's acquire of seq == pos
-        // ordered the previous lap consumer's reads and clears of these two slots before these writes
-        refs[k] = task;
-        refs[k + 1] = group;
-        publish(pos, QueueEntry.CARRIED);
-        return pos;
+        return pushCell(task, group, null, QueueEntry.CARRIED);
     }
 
     /**
@@ -288,6 +274,15 @@ public final class BoundedRing {
      * @throws IllegalStateException if this ring does not carry tasks, or its memory was freed before the claim
      */
     public long pushCarriedArg(Object fn, Object group, Object ctx, long arg) {
+        return pushCell(fn, group, ctx != null ? ctx : QueueEntry.NULL_CTX, arg);
+    }
+
+    /**
+     * The push of both: the cell's two references, its context marker where {@code marker} is not null (an
+     * argument cell; a {@code Runnable}'s push passes null, a constant once inlined, and never writes
+     * {@code ctxs}), then {@code value}. The position, or -1.
+     */
+    private long pushCell(Object task, Object group, Object marker, long value) {
         final Object[] refs = carried;
         if (refs == null) {
             throw new IllegalStateException("this ring does not carry tasks");
@@ -297,12 +292,14 @@ public final class BoundedRing {
             return -1;
         }
         int c = (int) (pos & mask);
-        // plain, like the value: published by the release in publish(); the claim's acquire of seq == pos ordered
-        // the previous lap consumer's reads and clears of these three slots before these writes
-        refs[c << 1] = fn;
+        // plain, like the value: published by the release in publish(); the claim's acquire of seq == pos
+        // ordered the previous lap consumer's reads and clears of these slots before these writes
+        refs[c << 1] = task;
         refs[(c << 1) + 1] = group;
-        ctxs[c] = ctx != null ? ctx : QueueEntry.NULL_CTX;
-        publish(pos, arg);
+        if (marker != null) {
+            ctxs[c] = marker;
+        }
+        publish(pos, value);
         return pos;
     }
 

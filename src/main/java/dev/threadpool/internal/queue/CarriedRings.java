@@ -219,15 +219,7 @@ public final class CarriedRings {
      * spread, moves the thread's home on ("Where a push goes").
      */
     public boolean tryPush(Object task, Object group) {
-        final int id = (int) Thread.currentThread().threadId();
-        final int at = offsetAt(id);
-        final int[] hs = homes;
-        final int offset = hs[at]; // plain: a hint ("Where a push goes")
-        final int moves = push((id + offset) & mask, task, group);
-        if (moves > 0) {
-            hs[at] = offset + moves; // plain: moves the home on to where the next push should go; a hint
-        }
-        return moves >= 0;
+        return pushFromHome(task, group, false, null, 0L);
     }
 
     /**
@@ -236,20 +228,12 @@ public final class CarriedRings {
      * home as {@link #tryPush} does.
      */
     public boolean tryPushArg(Object fn, Object group, Object ctx, long arg) {
-        final int id = (int) Thread.currentThread().threadId();
-        final int at = offsetAt(id);
-        final int[] hs = homes;
-        final int offset = hs[at]; // plain: a hint ("Where a push goes")
-        final int moves = pushArg((id + offset) & mask, fn, group, ctx, arg);
-        if (moves > 0) {
-            hs[at] = offset + moves; // plain: moves the home on to where the next push should go; a hint
-        }
-        return moves >= 0;
+        return pushFromHome(fn, group, true, ctx, arg);
     }
 
     /** {@link #tryPushArg} starting at stripe {@code home}, moving no home's offset (tests and models). */
     public boolean tryPushArgFrom(int home, Object fn, Object group, Object ctx, long arg) {
-        return pushArg(home, fn, group, ctx, arg) >= 0;
+        return push(home, fn, group, true, ctx, arg) >= 0;
     }
 
     /**
@@ -257,30 +241,37 @@ public final class CarriedRings {
      * for its claim; tests and models).
      */
     public boolean tryPushFrom(int home, Object task, Object group) {
-        return push(home, task, group) >= 0;
+        return push(home, task, group, false, null, 0L) >= 0;
+    }
+
+    /**
+     * The push of either form from the calling thread's home stripe on, moving its home ({@link #tryPush}); each
+     * caller passes {@code argForm} as a constant, so the form costs no test once inlined.
+     */
+    private boolean pushFromHome(Object task, Object group, boolean argForm, Object ctx, long arg) {
+        final int id = (int) Thread.currentThread().threadId();
+        final int at = offsetAt(id);
+        final int[] hs = homes;
+        final int offset = hs[at]; // plain: a hint ("Where a push goes")
+        final int moves = push((id + offset) & mask, task, group, argForm, ctx, arg);
+        if (moves > 0) {
+            hs[at] = offset + moves; // plain: moves the home on to where the next push should go; a hint
+        }
+        return moves >= 0;
     }
 
     /**
      * Pushes into stripe {@code home}, then the next ones in turn: -1 when every stripe refused, else how far
      * the pushing thread's home moves on: the stripes it went past, plus one where its claim ended a run of
-     * {@link #SPREAD} and the stripes spread.
+     * {@link #SPREAD} and the stripes spread. A {@code Runnable}'s push ({@link BoundedRing#pushCarried}), or for
+     * {@code argForm} a task in argument form's ({@link BoundedRing#pushCarriedArg}).
      */
-    private int push(int home, Object task, Object group) {
+    private int push(int home, Object task, Object group, boolean argForm, Object ctx, long arg) {
         final BoundedRing[] rs = rings;
         for (int k = 0; k < rs.length; k++) {
-            long pos = rs[(home + k) & mask].pushCarried(task, group); // seq_cst tail CAS: the acceptance
-            if (pos >= 0) {
-                return spreads && (pos & (SPREAD - 1)) == SPREAD - 1 ? k + 1 : k;
-            }
-        }
-        return -1;
-    }
-
-    /** {@link #push} of a task in argument form ({@link BoundedRing#pushCarriedArg}); the same answer. */
-    private int pushArg(int home, Object fn, Object group, Object ctx, long arg) {
-        final BoundedRing[] rs = rings;
-        for (int k = 0; k < rs.length; k++) {
-            long pos = rs[(home + k) & mask].pushCarriedArg(fn, group, ctx, arg); // seq_cst tail CAS: the acceptance
+            BoundedRing r = rs[(home + k) & mask];
+            // seq_cst tail CAS inside either push: the acceptance
+            long pos = argForm ? r.pushCarriedArg(task, group, ctx, arg) : r.pushCarried(task, group);
             if (pos >= 0) {
                 return spreads && (pos & (SPREAD - 1)) == SPREAD - 1 ? k + 1 : k;
             }

@@ -188,7 +188,7 @@ final class WorkerLoop {
             // submitNanos: plain, written before the publishing release store our tryStart's acquire load observed
             waitHist.record(w, startNanos - table.submitNanos(idx));
         }
-        Throwable failure = argForm ? runArg(self, fn, ctx, arg) : runTask(self, task);
+        Throwable failure = runTask(self, argForm ? fn : task, argForm, ctx, arg);
         if (Timestamps.COMPILED && timestamps) {
             long endNanos = System.nanoTime();
             table.setEndNanos(idx, endNanos);
@@ -224,38 +224,22 @@ final class WorkerLoop {
     }
 
     /**
-     * Runs a task taken from a queue on {@code self}: its interrupt status cleared before and after, the
-     * watchdog told (LANE_EXTENSION's default-lane workers; {@code watched} is false elsewhere); returns what it
-     * threw, or null. Never throws.
+     * Runs a task taken from a queue on {@code self}: {@code task.run()}, or for a task in argument form
+     * ({@code argForm}) {@code task.accept(ctx, arg)} with {@code task} its function ({@code ctx} and {@code arg}
+     * are ignored otherwise). Its interrupt status cleared before and after, the watchdog told (LANE_EXTENSION's
+     * default-lane workers; {@code watched} is false elsewhere); returns what it threw, or null. Never throws.
      */
-    private Throwable runTask(WorkerThread self, Runnable task) {
+    private Throwable runTask(WorkerThread self, Object task, boolean argForm, Object ctx, long arg) {
         Thread.interrupted(); // a task never inherits an interrupt aimed at an earlier one
         final boolean watched = self.watched;
         final long outerRun = watched ? watchdog.taskStarted(self) : 0L;
         Throwable failure = null;
         try {
-            task.run();
-        } catch (Throwable t) {
-            failure = t;
-        }
-        if (watched) {
-            watchdog.taskEnded(self, outerRun);
-        }
-        Thread.interrupted(); // nor does the worker keep one a task left behind
-        return failure;
-    }
-
-    /**
-     * {@link #runTask} for a task in argument form: the same interrupt, watchdog and containment rules around
-     * {@code fn.accept(ctx, arg)}. Never throws.
-     */
-    private Throwable runArg(WorkerThread self, Object fn, Object ctx, long arg) {
-        Thread.interrupted(); // a task never inherits an interrupt aimed at an earlier one
-        final boolean watched = self.watched;
-        final long outerRun = watched ? watchdog.taskStarted(self) : 0L;
-        Throwable failure = null;
-        try {
-            ArgumentTask.call(fn, ctx, arg);
+            if (argForm) {
+                ArgumentTask.call(task, ctx, arg);
+            } else {
+                ((Runnable) task).run();
+            }
         } catch (Throwable t) {
             failure = t;
         }
@@ -306,17 +290,14 @@ final class WorkerLoop {
         }
         final int w = self.index;
         counters.increment(w, PoolCounters.STARTED);
-        Throwable failure;
-        if (marker == null) {
-            failure = runTask(self, (Runnable) task);
-            if (failure != null) {
-                onFailure((Runnable) task, failure, true); // detached: nobody awaits it
-            }
-        } else {
-            Object ctx = QueueEntry.ctxOf(marker);
-            failure = runArg(self, task, ctx, arg);
-            if (failure != null) {
-                onArgFailure(task, ctx, arg, failure, true); // detached: nobody awaits it
+        final boolean argForm = marker != null;
+        final Object ctx = argForm ? QueueEntry.ctxOf(marker) : null;
+        Throwable failure = runTask(self, task, argForm, ctx, arg);
+        if (failure != null) { // detached: nobody awaits it
+            if (argForm) {
+                onArgFailure(task, ctx, arg, failure, true);
+            } else {
+                onFailure((Runnable) task, failure, true);
             }
         }
         counters.increment(w, failure != null ? PoolCounters.FAILED : PoolCounters.COMPLETED);
