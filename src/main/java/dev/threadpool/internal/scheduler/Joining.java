@@ -174,10 +174,11 @@ final class Joining {
      * same tree ran at 22, 27 or 34 ns a join on one worker depending on the JVM (PERFORMANCE_TRACKING 75),
      * while ForkJoinPool, whose tasks run behind a call C2 does not inline twice, ran at 19 in every JVM. A
      * method larger than {@code FreqInlineSize} (325 bytes of bytecode on x86-64 and AArch64) is never inlined,
-     * so the owner's wait for a stolen half stays in this method rather than in one of its own: the join is
-     * then a call from the user's code, one shape in every JVM: 21-23 ns a join, where the inlined shapes ran
-     * 22 at best and 34 at worst (with its half offered; a join that offers nothing costs 12 ns, PERFORMANCE_TRACKING
-     * 76). {@code JoinShapeTest} fails if this method shrinks below that size.
+     * so the join is a call from the user's code, one shape in every JVM: 21-23 ns a join, where the inlined
+     * shapes ran 22 at best and 34 at worst (with its half offered; a join that offers nothing costs 12 ns,
+     * PERFORMANCE_TRACKING 76). The owner's wait for a stolen half was kept in here for that size; it is now
+     * {@link #awaitStolen}, a method another owner's wait can share, and this method is still about 450 bytes
+     * without it. {@code JoinShapeTest} fails if this method shrinks below {@code FreqInlineSize}.
      */
     private void joinBoth(WorkerThread self, Runnable left, Runnable right, ObjLongConsumer<Object> fn, Object ctx,
             long l, long r) {
@@ -208,7 +209,6 @@ final class Joining {
         }
         Throwable first = null;
         Throwable second = null;
-        boolean waiting = false; // counted in WAITERS: our thief offers its next half ("Offer on demand")
         self.joinDepth = d + 1; // joins inside left, and helping while we wait, use the frames above ours
         self.joinNest = n + 1;
         try {
@@ -242,57 +242,70 @@ final class Joining {
                     second = t;
                 }
             } else {
-                // The half was stolen: wait until its thief completed it, running the thief's own halves
-                // meanwhile (leapfrogging, class comment). Keeps the interrupt status; never throws.
-                boolean interrupted = false;
-                int spins = 0;
-                for (;;) {
-                    long word = joins.word(idx); // acquire: DONE makes the thief's run and failure visible
-                    if (JoinDeques.isDone(word)) {
-                        break;
-                    }
-                    int thief = JoinDeques.thiefOf(word);
-                    if (thief >= 0 && WorkerLoop.mayHelp(self)) {
-                        int mine = joins.steal(thief);
-                        if (mine >= 0) {
-                            runStolenNested(self, thief, mine);
-                            spins = 0;
-                            continue;
-                        }
-                        if (!waiting && onDemand) {
-                            waiting = true;
-                            joins.waiting(1); // getAndAdd: the thief's next join reads it and offers
-                        }
-                    }
-                    if (++spins < SPINS) {
-                        Thread.onSpinWait();
-                    } else if (spins < SPINS + YIELDS) {
-                        Thread.yield();
-                    } else {
-                        if (Thread.interrupted()) {
-                            interrupted = true; // park would return at once: keep it for later, do not spin
-                        }
-                        if (thief < 0) {
-                            LockSupport.parkNanos(this, PARK_UNNAMED_NANOS);
-                        } else if ((word & JoinDeques.PARKED) != 0 || joins.tryMarkParked(idx, word)) {
-                            LockSupport.parkNanos(this, PARK_NANOS); // complete() unparks; bounded: help again
-                        }
-                    }
-                }
-                if (interrupted) {
-                    Thread.currentThread().interrupt();
-                }
+                awaitStolen(self, idx); // leapfrogging, then parked: see awaitStolen. Never throws.
                 second = joins.finishStolen(idx); // plain: after the acquire load of DONE; frame free again
             }
         } finally {
             self.joinDepth = d; // also when the pool's own code threw (an Error): see runAbandoned
             self.joinNest = n;
-            if (waiting) {
-                joins.waiting(-1); // getAndAdd; in the finally, so an Error cannot leave the pool offering forever
-            }
         }
         if (first != null || second != null) {
             throw failure(first, second);
+        }
+    }
+
+    /**
+     * The owner's wait for its half in frame {@code idx}, stolen: until the thief's completion says DONE, running
+     * the thief's own halves meanwhile (leapfrogging, class comment), then spinning, yielding and parking. Keeps the
+     * interrupt status; never throws. A method of its own, so that another owner's wait can share it: a stolen
+     * half is the slow path, so the call costs nothing on the path nobody steals from, and {@link #joinBoth}
+     * without the loop is still far above {@code FreqInlineSize} (JoinShapeTest).
+     */
+    private void awaitStolen(WorkerThread self, int idx) {
+        boolean waiting = false; // counted in WAITERS: our thief offers its next half ("Offer on demand")
+        boolean interrupted = false;
+        int spins = 0;
+        try {
+            for (;;) {
+                long word = joins.word(idx); // acquire: DONE makes the thief's run, result and failure visible
+                if (JoinDeques.isDone(word)) {
+                    break;
+                }
+                int thief = JoinDeques.thiefOf(word);
+                if (thief >= 0 && WorkerLoop.mayHelp(self)) {
+                    int mine = joins.steal(thief);
+                    if (mine >= 0) {
+                        runStolenNested(self, thief, mine);
+                        spins = 0;
+                        continue;
+                    }
+                    if (!waiting && onDemand) {
+                        waiting = true;
+                        joins.waiting(1); // getAndAdd: the thief's next join reads it and offers
+                    }
+                }
+                if (++spins < SPINS) {
+                    Thread.onSpinWait();
+                } else if (spins < SPINS + YIELDS) {
+                    Thread.yield();
+                } else {
+                    if (Thread.interrupted()) {
+                        interrupted = true; // park would return at once: keep it for later, do not spin
+                    }
+                    if (thief < 0) {
+                        LockSupport.parkNanos(this, PARK_UNNAMED_NANOS);
+                    } else if ((word & JoinDeques.PARKED) != 0 || joins.tryMarkParked(idx, word)) {
+                        LockSupport.parkNanos(this, PARK_NANOS); // complete() unparks; bounded: help again
+                    }
+                }
+            }
+        } finally {
+            if (waiting) {
+                joins.waiting(-1); // getAndAdd; in the finally, so an Error cannot leave the pool offering forever
+            }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 
