@@ -16,8 +16,9 @@ import java.util.function.ObjLongConsumer;
 /**
  * The races of {@code ThreadPool.join} ({@link JoinDeques}, protocol in {@code Joining}): the owner popping its
  * offered half back against a thief stealing it, the thief's completion signal against the owner that
- * decides to park on it, the owner reclaiming an abandoned frame against its thief, and the publication of a
- * half in argument form (function, context and the off-heap long) to the thief that steals it. Worker 0 owns the deque;
+ * decides to park on it, the owner reclaiming an abandoned frame against its thief, the publication of a
+ * half in argument form (function, context and the off-heap long) and of a fork's half (and its handle, which says
+ * its form) to the thief that steals it, and of a stolen typed half's result to its owner. Worker 0 owns the deque;
  * worker 1 is the thief. Frame 0 (worker 0's depth 0) holds the half.
  */
 public final class JoinProtocolTest {
@@ -270,6 +271,80 @@ public final class JoinProtocolTest {
                 r.r2 = d.half(idx) == FN && d.ctx(idx) == ctx ? 1 : 0;
                 r.r3 = d.arg(idx) == ARG ? 1 : 0;
                 d.complete(idx, OWNER, null);
+            }
+        }
+    }
+
+    static final long HANDLE = Long.MIN_VALUE | 1L << 61 | 5; // a forkLong's handle: form LONG (bits 62..61 = 1)
+
+    @JCStressTest
+    @Description("The owner offers a fork's half (offerFork: function, context, the off-heap long and the fork's"
+            + " handle in the frame's FORK word, all plain before the push's release fence) while a thief steals from"
+            + " the deque. r1 = the thief stole it, r2 = it read the function and the context, r3 = it read the long"
+            + " and the handle (the half's form).")
+    @Outcome(id = "0, 0, 0", expect = Expect.ACCEPTABLE, desc = "the thief looked before the push: nothing stolen")
+    @Outcome(id = "1, 1, 1", expect = Expect.ACCEPTABLE,
+            desc = "stolen after the push: the function, the context, the long and the handle are the owner's")
+    @Outcome(id = "1, .*", expect = Expect.FORBIDDEN,
+            desc = "stolen, but a reference, the long or the FORK word is stale: the thief would run the wrong form")
+    @Outcome(expect = Expect.FORBIDDEN, desc = "anything else")
+    @State
+    public static class OfferForkVsSteal {
+        final JoinDeques d = deques();
+        final Object ctx = new Object();
+
+        @Actor
+        public void owner() {
+            d.offerFork(OWNER, IDX, FN, ctx, ARG, HANDLE);
+        }
+
+        @Actor
+        public void thief(III_Result r) {
+            int idx = d.steal(OWNER);
+            if (idx >= 0) {
+                r.r1 = 1;
+                d.markStolen(idx, THIEF);
+                r.r2 = d.half(idx) == FN && d.ctx(idx) == ctx ? 1 : 0;
+                r.r3 = d.arg(idx) == ARG && d.forkHandle(idx) == HANDLE ? 1 : 0;
+                d.complete(idx, OWNER, null);
+            }
+        }
+    }
+
+    @JCStressTest
+    @Description("A stolen fork's typed half: the thief leaves its results in the frame (the long in the off-heap"
+            + " RESULT word, an object in the on-heap results slot, both plain) and completes (getAndSet DONE). The"
+            + " owner reads the word once (acquire) and, if DONE, reads both results. r1 = owner saw DONE,"
+            + " r2 = the long it read is the thief's, r3 = the object it took is the thief's.")
+    @Outcome(id = "1, 1, 1", expect = Expect.ACCEPTABLE,
+            desc = "DONE observed: the getAndSet (release) / acquire pair makes both results visible")
+    @Outcome(id = "0, 0, 0", expect = Expect.ACCEPTABLE, desc = "the owner looked before DONE (it looks again)")
+    @Outcome(id = "1, .*", expect = Expect.FORBIDDEN,
+            desc = "DONE seen but a result not: joinLong or joinObject would return what the frame held before")
+    @Outcome(expect = Expect.FORBIDDEN, desc = "anything else")
+    @State
+    public static class ResultVsDone {
+        final JoinDeques d = deques();
+        final Object result = new Object();
+
+        public ResultVsDone() {
+            d.offerFork(OWNER, IDX, FN, new Object(), ARG, HANDLE);
+            d.markStolen(d.steal(OWNER), THIEF);
+        }
+
+        @Actor
+        public void thief() {
+            d.setResult(IDX, ARG);
+            d.setResultObject(IDX, result);
+            d.complete(IDX, OWNER, null);
+        }
+
+        @Actor
+        public void owner(III_Result r) {
+            if (JoinDeques.isDone(d.word(IDX))) {
+                r.r1 = 1;
+                r.r2 = d.result(IDX) == ARG ? 1 : 0;
+                r.r3 = d.takeResultObject(IDX) == result ? 1 : 0;
             }
         }
     }

@@ -75,6 +75,7 @@ class OrderingPinTest {
     static final Pattern STEP_NAME = Pattern.compile("announce|retract|hasWork|lookForWork|ranDry|pendingPush|searching|park|parkNanos"
             + "|idleMask|wakeOne|wakeOneOf|signalWork|beginSearch|endSearch|takeWakeStamp|stampWake"
             + "|word|isDone|tryMarkParked|markStolen|complete|finishStolen|tryReclaim|takeBack|offer|offerArg"
+            + "|offerFork|forkHandle|setResult|setResultObject|result|takeResultObject|finishFork|clearFork"
             + "|mark|clear|clearArg|isMarked|mask");
     static final List<String> STEP_OWNERS = List.of("dev/threadpool/internal/scheduler/ParkingLot",
             "dev/threadpool/internal/scheduler/Idle",

@@ -18,10 +18,12 @@ import java.util.concurrent.locks.LockSupport;
  *   OWNER (worker w)  idx = frame(w, depth); frameFree(idx) or tryReclaim(idx)
  *                     offer(w, idx, half): halves[idx] = half (plain); deque w.push(idx)
  *                     offerArg(w, idx, fn, ctx, arg): halves[idx] = fn, ctxs[idx] = ctx, ARG(idx) = arg (plain)
- *                     takeBack(w) == idx ? ours, run it inline, clear(idx) / clearArg(idx) : stolen
- *                     word(idx) (acquire), tryMarkParked(idx, seen) (CAS), finishStolen(idx) (plain)
- *   THIEF (any)       steal(v) -> idx; markStolen(idx, thief) (release); half(idx), ctx(idx), arg(idx);
- *                     complete(idx, v, failure)
+ *                     offerFork(w, idx, fn, ctx, arg, handle): offerArg's, and FORK(idx) = handle (plain)
+ *                     takeBack(w) == idx ? ours, run it inline, clear / clearArg / clearFork(idx) : stolen
+ *                     word(idx) (acquire), tryMarkParked(idx, seen) (CAS), finishStolen / finishFork(idx) (plain),
+ *                     result(idx), takeResultObject(idx) (plain, after reading DONE)
+ *   THIEF (any)       steal(v) -> idx; markStolen(idx, thief) (release); half(idx), ctx(idx), arg(idx),
+ *                     forkHandle(idx); setResult / setResultObject(idx, r) (plain); complete(idx, v, failure)
  * </pre>
  *
  * <h2>Halves in argument form</h2>
@@ -32,6 +34,20 @@ import java.util.concurrent.locks.LockSupport;
  * under the rule of the half's reference; the owner drops the function and context when it frees the frame
  * ({@link #clearArg}, {@link #finishStolen}), so no context outlives its join. A {@code Runnable} half's path
  * neither writes {@code ctxs} nor its ARG word: its offer and its take-back are what they were.
+ *
+ * <h2>Halves of forks, and their results</h2>
+ * An offered fork ({@code ThreadPool.fork} and its typed forms; Joining, "Fork handles") uses the frame of its
+ * depth as a join's right half does, written by {@link #offerFork}: its half as in argument form (or as a
+ * {@code Runnable}), and its handle in the frame's FORK word, off-heap. The FORK word is 0 for a join's half: only
+ * a fork writes it, and every path that frees a fork's frame ({@link #clearFork}, {@link #finishFork},
+ * {@link #tryReclaim}) sets it back to 0, so a join's half, which never writes it, finds it 0. It tells the thief
+ * the half's form (a {@code long}, {@code double} or object result, or none), and the owner whether the frame still
+ * holds that fork. A thief that ran a typed half leaves its result in the frame before its completion: a
+ * {@code long} or a {@code double}'s bits in the RESULT word (off-heap, on lines of their own after the FORK words:
+ * thieves write them), an object in {@code results} (on-heap, cleared by the owner when it takes it). Both are
+ * written plain before the thief's {@code getAndSet(DONE)} and read by the owner after its acquire load reads DONE,
+ * as the failure is (jcstress {@code JoinProtocolTest.ResultVsDone}). A half the owner takes back it runs itself,
+ * and its result goes straight to the caller: only a stolen half's result passes through the frame.
  *
  * <h2>Frames: a join's frame is its depth on the owner's stack</h2>
  * Worker w's joins nest on w's stack: the join at depth d (d joins of w are open below it on that stack) owns
@@ -65,7 +81,9 @@ import java.util.concurrent.locks.LockSupport;
  * Only the owner writes {@code halves}: the half at the offer, null when it took the half back
  * ({@link #clear}) or read DONE ({@link #finishStolen}). A frame whose half is still set when a new join
  * reaches its depth was <em>abandoned</em>: an Error escaped the pool's own code between an offer and its
- * pop-back, and the half is still on the deque (the enclosing join's pop-back will run it) or a thief has it.
+ * pop-back, or a fork's half was left open by code that returned without joining it (Joining, "Fork handles"),
+ * and the half is still on the deque (the enclosing join's pop-back, or the fork's settle, will run it) or a
+ * thief has it.
  * {@link #tryReclaim} frees it once the word says DONE; until then a join at that depth runs inline. So a
  * frame is never offered twice, and the deque never holds more entries than the worker has frames: it is
  * created with exactly that capacity and never grows.
@@ -87,7 +105,17 @@ import java.util.concurrent.locks.LockSupport;
  *   ARG      long @ARGS + idx * WORD_LENGTH    the long of frame idx's half in argument form (ARGS: the first
  *                                              line after the words); written by the owner only, at its offers,
  *                                              so apart from the words that thieves write
+ *   FORK     long @FORKS + idx * WORD_LENGTH   the handle of the fork whose half frame idx holds, 0 for a join's
+ *                                              (FORKS: the first line after the ARG words); owner-written, at a
+ *                                              fork's offer and when it frees the frame; read by the thief
+ *   RESULT   long @RESULTS + idx * WORD_LENGTH the result of a stolen typed fork's half: a long, or a double's
+ *                                              raw bits (RESULTS: the first line after the FORK words); written
+ *                                              by the thief before DONE, read by the owner after it
  * </pre>
+ * Each region starts on a line of its own ({@link CacheLine#PAD}): the owner-written ARG and FORK words never share
+ * a line with the words thieves write. For {@code F} frames the block is {@link Layout#wordsLength}{@code (F)} bytes:
+ * 128 for WAITERS and, padded, {@code 8 F} for each of the four regions (the default 256 frames a worker slot: 8 KiB
+ * a slot, of which the FORK and RESULT words are 4 KiB).
  *
  * <h2>Layout of the on-heap halves: a gap before each worker's frames</h2>
  * The owner writes its frame's reference twice per join, so a worker's frames are the hottest line it writes.
@@ -126,9 +154,22 @@ public final class JoinDeques implements AutoCloseable {
             return argsOffset(frames) + WORD_LENGTH * idx;
         }
 
-        /** Bytes of the words block for {@code frames} frames: WAITERS, the completion words, the ARG words. */
+        /** Where the frames' FORK words start: the first padded line after the last ARG word. */
+        public static long forksOffset(int frames) {
+            return CacheLine.padUp(argsOffset(frames) + WORD_LENGTH * frames);
+        }
+
+        /** Where the frames' RESULT words start: the first padded line after the last FORK word. */
+        public static long resultsOffset(int frames) {
+            return CacheLine.padUp(forksOffset(frames) + WORD_LENGTH * frames);
+        }
+
+        /**
+         * Bytes of the words block for {@code frames} frames: WAITERS, the completion words, the ARG, FORK and
+         * RESULT words.
+         */
         public static long wordsLength(int frames) {
-            return argsOffset(frames) + WORD_LENGTH * frames;
+            return resultsOffset(frames) + WORD_LENGTH * frames;
         }
 
         /** References left empty before each worker's halves and after the last worker's: {@link CacheLine#REF_GAP}. */
@@ -172,7 +213,16 @@ public final class JoinDeques implements AutoCloseable {
     private final Object[] ctxs;
     /** {@link Layout#argsOffset} of this block. */
     private final long argsOffset;
+    /** {@link Layout#forksOffset} of this block. */
+    private final long forksOffset;
+    /** {@link Layout#resultsOffset} of this block. */
+    private final long resultsOffset;
     private final Throwable[] failures;
+    /**
+     * The object result of a stolen {@code forkObject} half, per frame: written by its thief before DONE, taken
+     * (read and cleared) by the owner after it ("Halves of forks, and their results").
+     */
+    private final Object[] results;
     /** Owner thread of each deque, written by the owner before its push (plain; published by the push). */
     private final Thread[] owners;
 
@@ -195,9 +245,12 @@ public final class JoinDeques implements AutoCloseable {
         int frames = workers * framesPerWorker;
         this.words = memory.allocate("join frame words", Layout.wordsLength(frames));
         this.argsOffset = Layout.argsOffset(frames);
+        this.forksOffset = Layout.forksOffset(frames);
+        this.resultsOffset = Layout.resultsOffset(frames);
         this.halves = new Object[Layout.halvesLength(workers, framesShift)];
         this.ctxs = new Object[Layout.halvesLength(workers, framesShift)];
         this.failures = new Throwable[frames];
+        this.results = new Object[frames];
         this.owners = new Thread[workers];
         this.deques = new WorkDeque[workers];
         for (int w = 0; w < workers; w++) {
@@ -278,6 +331,27 @@ public final class JoinDeques implements AutoCloseable {
     }
 
     /**
+     * {@link #offerArg} of a fork's half ("Halves of forks, and their results"): {@code fn}, the context marker
+     * {@code ctx} (null for a {@code Runnable} half, whose {@code arg} is then not written) and {@code arg}, and the
+     * fork's {@code handle} in the FORK word (which says the half's form to its thief), then the push.
+     */
+    public long offerFork(int w, int idx, Object fn, Object ctx, long arg, long handle) {
+        Thread me = Thread.currentThread();
+        if (owners[w] != me) {
+            owners[w] = me; // plain: published by the push below; read by a thief after its steal
+        }
+        int s = slot(idx);
+        // plain, all four: published by the push's release fence, read after the thief's steal (as in offer)
+        halves[s] = fn;
+        if (ctx != null) {
+            ctxs[s] = ctx;
+            Mem.setLongPlain(words, argsOffset + Layout.WORD_LENGTH * idx, arg);
+        }
+        Mem.setLongPlain(words, forksOffset + Layout.WORD_LENGTH * idx, handle);
+        return deques[w].push(idx); // WorkDeque: slot write, release fence, bottom store; never grows (class doc)
+    }
+
+    /**
      * Takes the newest entry of w's deque, which is {@code idx} unless a thief stole it: true, and the half is
      * the owner's to run; false, stolen (the thief runs it and completes the word). Owner only.
      *
@@ -324,6 +398,44 @@ public final class JoinDeques implements AutoCloseable {
         return Mem.getLongPlain(words, argsOffset + Layout.WORD_LENGTH * idx);
     }
 
+    /**
+     * The handle of the fork whose half frame {@code idx} holds, or 0 for a join's half (and a free frame). Plain:
+     * the owner reads its own writes; a thief reads it after its steal, published by the push as the half is.
+     */
+    public long forkHandle(int idx) {
+        return Mem.getLongPlain(words, forksOffset + Layout.WORD_LENGTH * idx);
+    }
+
+    /**
+     * A thief's result of a typed fork's half ({@code long}, or a {@code double}'s raw bits): plain, published by
+     * the {@link #complete} that follows (its getAndSet), read by the owner after its acquire load reads DONE.
+     */
+    public void setResult(int idx, long result) {
+        Mem.setLongPlain(words, resultsOffset + Layout.WORD_LENGTH * idx, result);
+    }
+
+    /** The result a thief left with {@link #setResult}: plain, after the owner's acquire load read DONE. */
+    public long result(int idx) {
+        return Mem.getLongPlain(words, resultsOffset + Layout.WORD_LENGTH * idx);
+    }
+
+    /** A thief's object result of a {@code forkObject} half: plain, published by {@link #complete} as setResult's. */
+    public void setResultObject(int idx, Object result) {
+        results[idx] = result;
+    }
+
+    /**
+     * The object result a thief left, cleared (the pool keeps no result): plain, after the owner's acquire load read
+     * DONE. Owner only.
+     */
+    public Object takeResultObject(int idx) {
+        Object r = results[idx];
+        if (r != null) {
+            results[idx] = null;
+        }
+        return r;
+    }
+
     /** Whether frame {@code idx} is free for an offer (its half is null). Owner only; plain. */
     public boolean frameFree(int idx) {
         return halves[slot(idx)] == null;
@@ -342,6 +454,27 @@ public final class JoinDeques implements AutoCloseable {
     }
 
     /**
+     * Frees the frame of a fork's half its owner took back: function, context and the FORK word (0 again, so the
+     * frame's next half, perhaps a join's, is no fork's). Owner only; plain.
+     */
+    public void clearFork(int idx) {
+        int s = slot(idx);
+        halves[s] = null;
+        ctxs[s] = null;
+        Mem.setLongPlain(words, forksOffset + Layout.WORD_LENGTH * idx, 0L);
+    }
+
+    /**
+     * {@link #finishStolen} of a fork's frame: returns the half's failure and frees the frame, its FORK word 0 again
+     * and any object result dropped. Plain, after the owner's acquire load read DONE; take the result first.
+     */
+    public Throwable finishFork(int idx) {
+        results[idx] = null; // the caller took it already (or drops it: a fork nobody joined)
+        Mem.setLongPlain(words, forksOffset + Layout.WORD_LENGTH * idx, 0L);
+        return finishStolen(idx);
+    }
+
+    /**
      * Frees an abandoned frame (its half still set, see the class comment) once its thief is done: true when
      * the word read DONE (acquire) and the frame is free again ({@link #finishStolen}: failure dropped, word
      * OFFERED, half null); false while the half is still on the deque or its thief still runs it. Owner only.
@@ -350,7 +483,11 @@ public final class JoinDeques implements AutoCloseable {
         if (!isDone(word(idx))) { // acquire: pairs with complete's getAndSet, as in the owner's wait
             return false;
         }
-        finishStolen(idx); // the abandoned half's failure has no join to go to
+        if (forkHandle(idx) != 0) {
+            finishFork(idx); // an abandoned fork's: its result and failure have nobody to go to either
+        } else {
+            finishStolen(idx); // the abandoned half's failure has no join to go to
+        }
         return true;
     }
 
