@@ -713,6 +713,283 @@ public final class ThreadPool implements AutoCloseable {
         }
     }
 
+    // ---- fork handles: one half forked, the other computed in place --------------------------------------
+
+    /**
+     * Forks {@code half}: offers it to idle workers and returns its handle, so the caller can compute the other half
+     * in place (a plain call, no object) and then {@link #join(long) join} the handle, which runs {@code half} here if
+     * nobody took it, or waits for the worker that did. ForkJoinPool's {@code fork(); compute(); join()} shape, on a
+     * worker of this pool only. The handle is a {@code long}: nothing is allocated for it.
+     *
+     * <pre>{@code
+     * long h = pool.fork(rightHalf);   // offered (or kept for the join, when no worker wants work)
+     * leftHalf();                      // here, in place
+     * pool.join(h);                    // rightHalf ran exactly once, here or elsewhere
+     * }</pre>
+     *
+     * <p>The rules of a fork, for every fork method (docs/DESIGN.md, "join", "Fork handles"):
+     * <ul>
+     *   <li><b>Where:</b> on a worker of this pool, in a task or a half. From any other thread it throws
+     *       {@link IllegalStateException}: start the computation with {@link #invokeLong}, {@link #invokeDouble},
+     *       {@link #invoke}, {@link #join(Runnable, Runnable)} or {@link #submitWaitable(Runnable)}.</li>
+     *   <li><b>Join each fork once, newest first, in the code that forked it:</b> the join of a fork whose newer
+     *       forks are not joined yet, a join from another thread, or from inside a join or fork's half that began
+     *       after the fork, throws {@link IllegalStateException}; a handle joined already, a stale one, one that is no
+     *       fork handle, or the wrong join method ({@code joinLong} of a {@code fork}) throws
+     *       {@link InvalidHandleException}. A misuse changes nothing: the fork stays open.</li>
+     *   <li><b>A fork never joined still runs, exactly once:</b> when the task, or the half, that forked it ends
+     *       (returns or throws), the pool joins what it left open, newest first, and adds their failures to its
+     *       outcome (the task fails, or its own throwable carries them suppressed); their results are dropped. The
+     *       join of an older fork does the same for forks left open above it by code that has returned.</li>
+     *   <li><b>Failures:</b> the in-place code's throwable propagates as any throwable does (the pending half is then
+     *       joined by the pool, as above); a half that threw makes its join throw {@link JoinFailedException} with
+     *       that cause (a join failure from inside it passes as it is).</li>
+     *   <li><b>Interrupts and shutdown:</b> a join does not respond to interrupts (the half ends first) and keeps
+     *       the interrupt status. A fork after shutdown began throws {@link PoolShutdownException}, as a submit
+     *       does; a half forked before runs exactly once and its join returns as usual.</li>
+     *   <li><b>Cost:</b> as a join's half: offered into the join frame of the worker's depth (past 256 forks and
+     *       joins nested on one worker, kept and run at its join), nothing allocated; only forks nested deeper than
+     *       ever before on a worker grow its fork stack, once. At most 65,536 forks open on one worker.</li>
+     * </ul>
+     *
+     * @param half the half to fork (not null)
+     * @return the fork's handle, for {@link #join(long)}
+     * @throws NullPointerException  if {@code half} is null
+     * @throws IllegalStateException if the caller is not a worker of this pool
+     * @throws PoolShutdownException once shutdown has begun
+     */
+    public long fork(Runnable half) {
+        Objects.requireNonNull(half, "half must not be null");
+        return core.fork(half);
+    }
+
+    /**
+     * {@link #fork(Runnable)} in argument form: forks {@code fn.accept(ctx, arg)}, and allocates nothing, the
+     * function, context and {@code arg} kept in the join frame as {@link #join(ObjLongConsumer, Object, long, long)}
+     * keeps its half. The pool keeps no reference to {@code fn} or {@code ctx} once the fork is joined.
+     *
+     * @param fn  the function (not null)
+     * @param ctx its first argument, any object or null
+     * @param arg its second argument
+     * @param <T> the type of the context
+     * @return the fork's handle, for {@link #join(long)}
+     * @throws NullPointerException  if {@code fn} is null
+     * @throws IllegalStateException if the caller is not a worker of this pool
+     * @throws PoolShutdownException once shutdown has begun
+     */
+    public <T> long fork(ObjLongConsumer<? super T> fn, T ctx, long arg) {
+        Arguments.requireFn(fn);
+        return core.forkArg(fn, ctx, arg);
+    }
+
+    /**
+     * Forks {@code fn.applyAsLong(ctx, arg)}, whose result {@link #joinLong} returns: a {@code long} result with no
+     * holder object and no boxing (a stolen half's result waits off-heap in its join frame). Rules as
+     * {@link #fork(Runnable)}; allocates nothing. A recursive sum:
+     *
+     * <pre>{@code
+     * static long sum(Summer s, long range) {
+     *     int lo = (int) (range >>> 32), hi = (int) range;
+     *     if (hi - lo <= 4096) return s.sumOf(lo, hi);
+     *     int mid = (lo + hi) >>> 1;
+     *     long h = s.pool.forkLong(Summer::sum, s, (long) mid << 32 | hi); // the right half, offered
+     *     long left = sum(s, (long) lo << 32 | mid);                      // the left half, in place
+     *     return left + s.pool.joinLong(h);
+     * }
+     * long total = pool.invokeLong(Summer::sum, summer, (long) 0 << 32 | n); // from outside: on a worker
+     * }</pre>
+     *
+     * @param fn  the function (not null)
+     * @param ctx its first argument, any object or null
+     * @param arg its second argument
+     * @param <T> the type of the context
+     * @return the fork's handle, for {@link #joinLong}
+     * @throws NullPointerException  if {@code fn} is null
+     * @throws IllegalStateException if the caller is not a worker of this pool
+     * @throws PoolShutdownException once shutdown has begun
+     */
+    public <T> long forkLong(ObjLongToLongFunction<? super T> fn, T ctx, long arg) {
+        Arguments.requireFn(fn);
+        return core.forkLong(fn, ctx, arg);
+    }
+
+    /**
+     * Forks {@code fn.applyAsDouble(ctx, arg)}, whose result {@link #joinDouble} returns, with no holder object:
+     * {@link #forkLong}'s form for {@code double} results (adaptive quadrature, say).
+     *
+     * @param fn  the function (not null)
+     * @param ctx its first argument, any object or null
+     * @param arg its second argument
+     * @param <T> the type of the context
+     * @return the fork's handle, for {@link #joinDouble}
+     * @throws NullPointerException  if {@code fn} is null
+     * @throws IllegalStateException if the caller is not a worker of this pool
+     * @throws PoolShutdownException once shutdown has begun
+     */
+    public <T> long forkDouble(ObjLongToDoubleFunction<? super T> fn, T ctx, long arg) {
+        Arguments.requireFn(fn);
+        return core.forkDouble(fn, ctx, arg);
+    }
+
+    /**
+     * Forks {@code fn.apply(ctx, arg)}, whose result {@link #joinObject} returns: {@link #forkLong}'s form for any
+     * result. The pool allocates nothing for it (a stolen half's result waits in its join frame until the join takes
+     * it); the result object is the function's own, as ForkJoinPool's {@code RecursiveTask} result is, without the
+     * task object around it.
+     *
+     * @param fn  the function (not null)
+     * @param ctx its first argument, any object or null
+     * @param arg its second argument
+     * @param <T> the type of the context
+     * @param <R> the type of the result
+     * @return the fork's handle, for {@link #joinObject}
+     * @throws NullPointerException  if {@code fn} is null
+     * @throws IllegalStateException if the caller is not a worker of this pool
+     * @throws PoolShutdownException once shutdown has begun
+     */
+    public <T, R> long forkObject(ObjLongFunction<? super T, ? extends R> fn, T ctx, long arg) {
+        Arguments.requireFn(fn);
+        return core.forkObject(fn, ctx, arg);
+    }
+
+    /**
+     * Joins the fork of {@code handle} ({@link #fork(Runnable)} or {@link #fork(ObjLongConsumer, Object, long)}):
+     * returns once its half ran, here (when nobody took it) or on the worker that stole it, which this worker helps
+     * meanwhile (it runs that worker's own offered halves) and then parks for. See {@link #fork(Runnable)} for the
+     * rules.
+     *
+     * @param handle the handle {@code fork} returned, on this worker, in this code
+     * @throws JoinFailedException   if the half threw (the cause), or a fork left open above it that the join ran
+     * @throws IllegalStateException if the caller is not the worker that forked it, the code that forked it has
+     *                               returned, a newer fork is not joined yet, or it is called inside a join or fork's
+     *                               half that began after the fork
+     * @throws InvalidHandleException if {@code handle} is no fork handle, a fork handle joined already or stale, or
+     *                               one from {@code forkLong}, {@code forkDouble} or {@code forkObject}
+     */
+    public void join(long handle) {
+        core.joinFork(handle);
+    }
+
+    /**
+     * Joins the fork of {@code handle} ({@link #forkLong}) and returns its half's result; as {@link #join(long)}.
+     *
+     * @param handle the handle {@code forkLong} returned, on this worker, in this code
+     * @return the half's result
+     * @throws JoinFailedException   as {@link #join(long)}
+     * @throws IllegalStateException as {@link #join(long)}
+     * @throws InvalidHandleException as {@link #join(long)}, or a handle that {@code forkLong} did not return
+     */
+    public long joinLong(long handle) {
+        return core.joinLong(handle);
+    }
+
+    /**
+     * Joins the fork of {@code handle} ({@link #forkDouble}) and returns its half's result; as {@link #join(long)}.
+     *
+     * @param handle the handle {@code forkDouble} returned, on this worker, in this code
+     * @return the half's result
+     * @throws JoinFailedException   as {@link #join(long)}
+     * @throws IllegalStateException as {@link #join(long)}
+     * @throws InvalidHandleException as {@link #join(long)}, or a handle that {@code forkDouble} did not return
+     */
+    public double joinDouble(long handle) {
+        return core.joinDouble(handle);
+    }
+
+    /**
+     * Joins the fork of {@code handle} ({@link #forkObject}) and returns its half's result; as {@link #join(long)}.
+     * The pool keeps no reference to the result once this returned.
+     *
+     * @param handle the handle {@code forkObject} returned, on this worker, in this code
+     * @param <R>    the type of the result, as the fork's function returned it (unchecked: the handle is a
+     *               {@code long})
+     * @return the half's result
+     * @throws JoinFailedException   as {@link #join(long)}
+     * @throws IllegalStateException as {@link #join(long)}
+     * @throws InvalidHandleException as {@link #join(long)}, or a handle that {@code forkObject} did not return
+     */
+    @SuppressWarnings("unchecked")
+    public <R> R joinObject(long handle) {
+        return (R) core.joinObject(handle);
+    }
+
+    /**
+     * Runs {@code fn.applyAsLong(ctx, arg)} on this pool and returns its result: the entry point of a computation
+     * that forks (ForkJoinPool's {@code invoke}). On a worker of this pool it is simply called here; from any other
+     * thread it is handed to the pool as one task (admission and a descriptor as for {@link #submit(Runnable)},
+     * waiting while the pool is full; the hand-over allocates its task object and {@code WaitGroup}) and the caller
+     * waits for it. Forks the function leaves open are joined before it returns, as a task's are.
+     *
+     * @param fn  the function (not null)
+     * @param ctx its first argument, any object or null
+     * @param arg its second argument
+     * @param <T> the type of the context
+     * @return the function's result
+     * @throws NullPointerException   if {@code fn} is null
+     * @throws TaskFailedException    if it threw: the cause is what it threw (a {@link TaskFailedException} it threw,
+     *                                a {@link JoinFailedException} included, comes back as it is)
+     * @throws PoolShutdownException  once shutdown has begun
+     * @throws TaskCancelledException (outside caller) {@code shutdown(CANCEL_PENDING)} swept the call first
+     * @throws InterruptedException   (outside caller) interrupted while waiting; the call runs on
+     */
+    public <T> long invokeLong(ObjLongToLongFunction<? super T> fn, T ctx, long arg) throws InterruptedException {
+        Arguments.requireFn(fn);
+        try {
+            return core.invokeLong(fn, ctx, arg);
+        } catch (IllegalStateException e) { // the outside hand-over's (a closed pool): as join's
+            throw submitFailure(e);
+        }
+    }
+
+    /**
+     * {@link #invokeLong}'s form for a {@code double} result.
+     *
+     * @param fn  the function (not null)
+     * @param ctx its first argument, any object or null
+     * @param arg its second argument
+     * @param <T> the type of the context
+     * @return the function's result
+     * @throws NullPointerException   if {@code fn} is null
+     * @throws TaskFailedException    as {@link #invokeLong}
+     * @throws PoolShutdownException  once shutdown has begun
+     * @throws TaskCancelledException (outside caller) {@code shutdown(CANCEL_PENDING)} swept the call first
+     * @throws InterruptedException   (outside caller) interrupted while waiting; the call runs on
+     */
+    public <T> double invokeDouble(ObjLongToDoubleFunction<? super T> fn, T ctx, long arg)
+            throws InterruptedException {
+        Arguments.requireFn(fn);
+        try {
+            return core.invokeDouble(fn, ctx, arg);
+        } catch (IllegalStateException e) { // the outside hand-over's (a closed pool): as join's
+            throw submitFailure(e);
+        }
+    }
+
+    /**
+     * {@link #invokeLong}'s form for any result.
+     *
+     * @param fn  the function (not null)
+     * @param ctx its first argument, any object or null
+     * @param arg its second argument
+     * @param <T> the type of the context
+     * @param <R> the type of the result
+     * @return the function's result
+     * @throws NullPointerException   if {@code fn} is null
+     * @throws TaskFailedException    as {@link #invokeLong}
+     * @throws PoolShutdownException  once shutdown has begun
+     * @throws TaskCancelledException (outside caller) {@code shutdown(CANCEL_PENDING)} swept the call first
+     * @throws InterruptedException   (outside caller) interrupted while waiting; the call runs on
+     */
+    @SuppressWarnings("unchecked")
+    public <T, R> R invoke(ObjLongFunction<? super T, ? extends R> fn, T ctx, long arg) throws InterruptedException {
+        Arguments.requireFn(fn);
+        try {
+            return (R) core.invoke(fn, ctx, arg);
+        } catch (IllegalStateException e) { // the outside hand-over's (a closed pool): as join's
+            throw submitFailure(e);
+        }
+    }
+
     // ---- ranges ----------------------------------------------------------------------------------------
 
     /**

@@ -1,6 +1,10 @@
 package dev.threadpool.internal.scheduler;
 
+import dev.threadpool.InvalidHandleException;
 import dev.threadpool.JoinFailedException;
+import dev.threadpool.ObjLongFunction;
+import dev.threadpool.ObjLongToDoubleFunction;
+import dev.threadpool.ObjLongToLongFunction;
 import dev.threadpool.TaskCancelledException;
 import dev.threadpool.TaskFailedException;
 import dev.threadpool.WaitGroup;
@@ -61,6 +65,48 @@ import java.util.function.ObjLongConsumer;
  * counts one level of {@code inlineDepth} and stops at {@link WorkerLoop#MAX_INLINE_DEPTH}, like every other
  * helping site. When t's deque is empty the owner spins, yields, then parks: bounded while the word still
  * says OFFERED, and with PARKED set (the thief's completion unparks it) once it names the thief.
+ *
+ * <h2>Fork handles</h2>
+ * {@code ThreadPool.fork} ({@code Runnable} or {@code (fn, ctx, arg)}), {@code forkLong}, {@code forkDouble} and
+ * {@code forkObject} are a join whose left half is the caller's own code: the fork does what a join does before its
+ * left half, returns a {@code long} handle, and the join of that handle does what a join does after it.
+ *
+ * <pre>
+ *   fork on w:  accepting? (else PoolShutdownException); pos = w.forkTop (ForkStack: the worker's open forks)
+ *               h = handle(form, w, pos, seq); entry pos = h and (d = joinDepth, n = joinNest)
+ *               n < EAGER_LEVELS or wanted, d < frames, frame(w, d) free (or reclaimable):
+ *                  OFFERED: the half in frame (w, d) with FORK = h, push; joinDepth = d + 1
+ *               else KEPT: the half in the entry (nothing shared written; no frame, joinDepth stays)
+ *               forkTop = pos + 1; joinNest = n + 1
+ *   join(h):    h is w's open entry pos, of the join's form, and joinNest == n + 1 (else a misuse exception, and
+ *               nothing changes); forks above pos left open: settle them; forkTop = pos
+ *               KEPT, or OFFERED and take() == frame: run the half here at depth d (its result straight back)
+ *               else stolen: wait for it as joinBoth does (awaitStolen), then its result and failure from the frame
+ *               joinDepth = d, joinNest = n; the half threw: JoinFailedException (a join failure passes as it is)
+ *   thieves:    as a join's half; a non-null context marker makes them read FORK for the form, and a typed half's
+ *               result goes into the frame before DONE (JoinDeques, "Halves of forks, and their results")
+ * </pre>
+ *
+ * <p><b>Which join is right.</b> A fork is joined once, by the worker and in the code that forked it, newest first.
+ * The handle names the entry, and the entry keeps the handle after its join, so a handle joined twice, a stale one
+ * (its entry reused), another worker's, one from outside the pool, no fork handle at all, and the wrong form are
+ * told apart and refused. {@code joinNest} decides the rest with one compare: the fork recorded n, and the code that
+ * forked it runs at exactly n + 1 until it joins it. More: a fork made after it is still open in that code (out of
+ * order), or the join is inside a join or a fork's half opened since (whose code might run on a thief); less: the
+ * code that forked it has returned (a join's half that forked it ended). A refused join throws and changes nothing.
+ *
+ * <p><b>A fork never joined still runs exactly once.</b> Code the pool runs as a unit (a task, in WorkerLoop; a
+ * stolen half, a fork's half run at its join, an abandoned half, an outside caller's pair or call) reads
+ * {@code forkTop} before it and, if the code left forks open, {@link #settle}s them after it, newest first: a KEPT
+ * half runs there, an OFFERED one is taken back and run or its thief waited for, as its join would have. Their
+ * results are dropped and their failures added to the code's own (suppressed on its throwable, or its failure when
+ * it had none). A join's inline halves are no such unit, so joinBoth's path keeps its loads and stores: a fork left
+ * open in one stays on the worker's stack until the join of an older fork settles it (joinNest shows that its code
+ * has returned: that join found exactly n + 1), or the enclosing unit's end does; if it was offered, the join's
+ * pop-back takes it first (it is newer than the join's own half) and runs it as an abandoned half, adding its
+ * failure to the join's. Settling lowers joinDepth and joinNest to each settled fork's levels, never raises them,
+ * so the worker ends each unit with the levels it began with. A frame that an open fork's stolen half holds is not
+ * reclaimed by a later join at its depth ({@link #reclaim}): its failure still reaches whoever settles it.
  *
  * <h2>Failures, interrupts, shutdown</h2>
  * Both halves always run to their end; a failure of either is rethrown after both ended, as
@@ -177,7 +223,7 @@ final class Joining {
      * so the join is a call from the user's code, one shape in every JVM: 21-23 ns a join, where the inlined
      * shapes ran 22 at best and 34 at worst (with its half offered; a join that offers nothing costs 12 ns,
      * PERFORMANCE_TRACKING 76). The owner's wait for a stolen half was kept in here for that size; it is now
-     * {@link #awaitStolen}, a method another owner's wait can share, and this method is still about 450 bytes
+     * {@link #awaitStolen}, shared with the join of a fork handle, and this method is still about 450 bytes
      * without it. {@code JoinShapeTest} fails if this method shrinks below {@code FreqInlineSize}.
      */
     private void joinBoth(WorkerThread self, Runnable left, Runnable right, ObjLongConsumer<Object> fn, Object ctx,
@@ -194,7 +240,7 @@ final class Joining {
         }
         final int w = self.index;
         final int idx = joins.frame(w, d);
-        if (!joins.frameFree(idx) && !joins.tryReclaim(idx)) {
+        if (!joins.frameFree(idx) && !reclaim(self, idx)) {
             runBothHere(self, n, left, right, fn, ctx, l, r); // an abandoned half holds the frame: never offer twice
             return;
         }
@@ -223,7 +269,7 @@ final class Joining {
             }
             int back;
             while ((back = joins.takeBack(w)) != idx && back >= 0) {
-                runAbandoned(back); // never in a sound run: see runAbandoned
+                first = addFailure(first, runAbandoned(self, back)); // left left it: see runAbandoned
             }
             if (back == idx) {
                 if (fn == null) {
@@ -257,9 +303,9 @@ final class Joining {
     /**
      * The owner's wait for its half in frame {@code idx}, stolen: until the thief's completion says DONE, running
      * the thief's own halves meanwhile (leapfrogging, class comment), then spinning, yielding and parking. Keeps the
-     * interrupt status; never throws. A method of its own, so that another owner's wait can share it: a stolen
-     * half is the slow path, so the call costs nothing on the path nobody steals from, and {@link #joinBoth}
-     * without the loop is still far above {@code FreqInlineSize} (JoinShapeTest).
+     * interrupt status; never throws. {@link #joinBoth} and a fork's join ({@link #joinFork}, {@link #settle}) both
+     * wait here: a stolen half is their slow path, so the call costs nothing on the path nobody steals from, and
+     * joinBoth without the loop is still far above {@code FreqInlineSize} (JoinShapeTest).
      */
     private void awaitStolen(WorkerThread self, int idx) {
         boolean waiting = false; // counted in WAITERS: our thief offers its next half ("Offer on demand")
@@ -310,21 +356,29 @@ final class Joining {
     }
 
     /**
-     * A half above ours in our own deque: an inner join on this stack was left by an Error thrown between its
-     * offer and its pop-back (a StackOverflowError in the pool's own code, say). Nobody else will run it unless a
-     * thief steals it, and we just took it, so we run it here (exactly once, failures dropped: its join is
-     * gone) and free its frame.
+     * A half above ours in our own deque, taken by our pop-back: a fork that the code in our left half (or in a
+     * fork's half, or in a task) made and never joined, or an inner join left by an Error thrown between its offer
+     * and its pop-back (a StackOverflowError in the pool's own code, say). Nobody else will run it unless a thief
+     * steals it, and we just took it, so we run it here, exactly once, and free its frame (Joining, "Fork
+     * handles"). Returns its failure, which the caller adds to its own; a fork's result is dropped. Never throws.
      */
-    private void runAbandoned(int idx) {
+    private Throwable runAbandoned(WorkerThread self, int idx) {
         Object half = joins.half(idx);
         Object ctx = joins.ctx(idx);
         long arg = joins.arg(idx);
-        joins.clearArg(idx); // both references, whichever form
+        long fork = joins.forkHandle(idx);
+        joins.clearFork(idx); // both references and the FORK word, whichever kind of half
+        int top = self.forkTop;
+        Throwable failure = null;
         try {
-            runHalf(half, ctx, arg);
-        } catch (Throwable ignored) {
-            // its join is gone: nobody to report to
+            call(fork == 0 ? ForkStack.VOID : ForkStack.formOf(fork), half, ctx, arg);
+        } catch (Throwable t) {
+            failure = t;
         }
+        if (self.forkTop != top) {
+            failure = settle(self, top, failure); // forks it left open in turn
+        }
+        return failure;
     }
 
     /**
@@ -338,6 +392,38 @@ final class Joining {
         } else {
             ((ObjLongConsumer<Object>) half).accept(QueueEntry.ctxOf(ctx), arg);
         }
+    }
+
+    /**
+     * Calls a fork's half of {@code form} (ForkStack): a {@code VOID} one as {@link #runHalf}, a typed one with its
+     * context ({@code ctx} the marker, never null then) and {@code arg}. Returns a {@code long} result, a
+     * {@code double}'s raw bits, or 0; an {@code OBJECT} half's result comes from {@link #callObject}.
+     */
+    @SuppressWarnings("unchecked")
+    private static long call(int form, Object half, Object ctx, long arg) {
+        switch (form) {
+            case ForkStack.LONG -> {
+                return ((ObjLongToLongFunction<Object>) half).applyAsLong(QueueEntry.ctxOf(ctx), arg);
+            }
+            case ForkStack.DOUBLE -> {
+                return Double.doubleToRawLongBits(
+                        ((ObjLongToDoubleFunction<Object>) half).applyAsDouble(QueueEntry.ctxOf(ctx), arg));
+            }
+            case ForkStack.OBJECT -> {
+                callObject(half, ctx, arg); // dropped: only settle and runAbandoned call an OBJECT half here
+                return 0L;
+            }
+            default -> {
+                runHalf(half, ctx, arg);
+                return 0L;
+            }
+        }
+    }
+
+    /** Calls a {@code forkObject}'s half ({@code ctx} its context marker) and returns its result. */
+    @SuppressWarnings("unchecked")
+    private static Object callObject(Object half, Object ctx, long arg) {
+        return ((ObjLongFunction<Object, Object>) half).apply(QueueEntry.ctxOf(ctx), arg);
     }
 
     /**
@@ -373,6 +459,345 @@ final class Joining {
         }
     }
 
+    // =====================================================================================================
+    // Forks (class comment, "Fork handles")
+    // =====================================================================================================
+
+    /**
+     * {@code fork} from worker {@code self} of this pool: the half {@code fn} of {@code form} (ForkStack), its
+     * context marker {@code ctx} (null for a {@code Runnable} half, else never null: {@link QueueEntry#NULL_CTX})
+     * and {@code arg}, offered in the frame of this worker's depth or kept in the fork's entry; returns its handle.
+     * Refused once shutdown began, as a submit is. Allocates nothing, unless the worker's forks nest deeper than
+     * ever before ({@link ForkStack#grow}).
+     */
+    long fork(WorkerThread self, int form, Object fn, Object ctx, long arg) {
+        lifecycle.checkAccepting();
+        final ForkStack s = self.forks;
+        final int pos = self.forkTop; // owner-only plain fields, all of them
+        if (pos >= s.capacity()) {
+            s.grow(pos);
+        }
+        final int d = self.joinDepth;
+        final int n = self.joinNest;
+        final int w = self.index;
+        final long h = ForkStack.handle(form, w, pos, ++s.seq);
+        s.handles[pos] = h;
+        s.levels[pos] = ForkStack.levels(d, n);
+        // offered as joinBoth offers: the top levels always, below them while some worker wants work, never past the
+        // frames or into a frame an abandoned half or an open fork's stolen half still holds
+        if (d < framesPerWorker && (n < EAGER_LEVELS || !onDemand || wanted())) {
+            final int idx = joins.frame(w, d);
+            if (joins.frameFree(idx) || reclaim(self, idx)) {
+                // the push before forkTop moves: an Error in between leaves an abandoned half (runAbandoned), never an
+                // OFFERED entry whose half is not on the deque
+                long before = joins.offerFork(w, idx, fn, ctx, arg, h);
+                self.forkTop = pos + 1;
+                self.joinDepth = d + 1; // the caller's joins and forks use the frames above ours
+                self.joinNest = n + 1;
+                if (before == 0) {
+                    summary.mark(WorkSummary.JOINS, w); // as in joinBoth
+                    wakeStealer();
+                }
+                return h;
+            }
+        }
+        // KEPT: nobody wants work, or no frame; the half waits in the entry for its join, nothing shared written. No
+        // frame taken, so joinDepth stays (a join inside uses the frame an offering one would have, as runBothHere)
+        s.fns[pos] = fn;
+        s.ctxs[pos] = ctx;
+        s.args[pos] = arg;
+        self.joinNest = n + 1;
+        self.forkTop = pos + 1;
+        return h;
+    }
+
+    /**
+     * {@code join(h)}, {@code joinLong(h)}, {@code joinDouble(h)} or {@code joinObject(h)} ({@code form}) from worker
+     * {@code self}: checks that {@code h} is this worker's newest open fork of that form, joined by the code that
+     * forked it (else a misuse exception naming the rule, and nothing changes); settles the forks left open above
+     * it; then runs its half here (kept, or taken back) or waits for its thief. Returns the {@code long} result, a
+     * {@code double}'s raw bits or 0; an {@code OBJECT} result goes to {@code self.forks.result}.
+     *
+     * <p>Like {@link #joinBoth}, larger than {@code FreqInlineSize}, so C2 never inlines it into the user's
+     * recursion, which it calls back (JoinShapeTest checks both).
+     *
+     * @throws JoinFailedException if the half threw, or a fork settled here did (the half's throwable first)
+     */
+    long joinFork(WorkerThread self, long h, int form) {
+        final ForkStack s = self.forks;
+        final int pos = openPosition(self, s, h, form);
+        final long lv = s.levels[pos];
+        final int d = ForkStack.depthOf(lv);
+        final int n = ForkStack.nestOf(lv);
+        if (self.joinNest != n + 1) { // owner-only plain field: the fork's scope is the code that joins it
+            throw misplaced(self, s, h, pos, n);
+        }
+        Throwable leaked = null; // failures of forks settled here
+        if (self.forkTop != pos + 1) {
+            leaked = settle(self, pos + 1, null); // forks made after it whose code has returned (joinNest says so)
+        }
+        final int w = self.index;
+        Throwable failure = null;
+        long bits = 0L;
+        Object half = s.fns[pos];
+        Object ctx;
+        long arg;
+        try {
+            boolean here = true; // run the half on this stack (kept or taken back); false: it was stolen
+            if (half != null) { // KEPT
+                ctx = s.ctxs[pos];
+                arg = s.args[pos];
+                s.fns[pos] = null; // no reference kept past the join
+                s.ctxs[pos] = null;
+            } else { // OFFERED in the frame of depth d
+                final int idx = joins.frame(w, d);
+                if (joins.forkHandle(idx) != h) {
+                    throw new IllegalStateException("fork handle " + ForkStack.describe(h) + ": its frame no longer"
+                            + " holds its half");
+                }
+                int back;
+                while ((back = joins.takeBack(w)) != idx && back >= 0) {
+                    leaked = addFailure(leaked, runAbandoned(self, back)); // never: forks above it were settled
+                }
+                if (back == idx) {
+                    half = joins.half(idx); // plain: our own writes
+                    ctx = joins.ctx(idx);
+                    arg = ctx != null ? joins.arg(idx) : 0L;
+                    joins.clearFork(idx);
+                } else {
+                    here = false;
+                    ctx = null;
+                    arg = 0L;
+                    self.joinDepth = d + 1; // helping while we wait uses the frames above ours
+                    self.joinNest = n + 1;
+                    awaitStolen(self, idx); // leapfrogging, then parked, as joinBoth. Never throws.
+                    // plain, both: after the acquire load of DONE, which the thief's getAndSet made after writing them
+                    if (form == ForkStack.OBJECT) {
+                        s.result = joins.takeResultObject(idx);
+                    } else {
+                        bits = joins.result(idx);
+                    }
+                    failure = joins.finishFork(idx); // frame free again, FORK word 0
+                }
+            }
+            self.forkTop = pos; // popped: the half's own forks go above
+            if (here) {
+                self.joinDepth = d; // the frame is free (or was never taken): the half's joins reuse it
+                self.joinNest = n + 1;
+                try {
+                    if (form == ForkStack.OBJECT) {
+                        s.result = callObject(half, ctx, arg);
+                    } else {
+                        bits = call(form, half, ctx, arg);
+                    }
+                } catch (Throwable t) {
+                    failure = t;
+                }
+                if (self.forkTop != pos) {
+                    failure = settle(self, pos, failure); // forks the half left open
+                }
+            }
+        } finally {
+            self.forkTop = pos; // also when the pool's own code threw (an Error): the entry is gone either way
+            self.joinDepth = d;
+            self.joinNest = n;
+        }
+        if (failure != null || leaked != null) {
+            s.result = null;
+            throw failure(failure, leaked);
+        }
+        return bits;
+    }
+
+    /** {@link #joinFork} of an {@code OBJECT} fork: its result, which the pool then no longer references. */
+    Object joinObject(WorkerThread self, long h) {
+        joinFork(self, h, ForkStack.OBJECT);
+        ForkStack s = self.forks;
+        Object r = s.result;
+        s.result = null;
+        return r;
+    }
+
+    /**
+     * Settles the forks that code which began with {@code self.forkTop == top} left open (class comment, "Fork
+     * handles"), newest first: each one's half runs exactly once (here, or by the thief this waits for), its result
+     * is dropped, and its failure added to {@code failure}, which this returns. joinDepth and joinNest come back to
+     * at most each fork's own levels, so to where that code began. Never throws.
+     */
+    Throwable settle(WorkerThread self, int top, Throwable failure) {
+        final ForkStack s = self.forks;
+        while (self.forkTop > top) {
+            final int pos = self.forkTop - 1;
+            self.forkTop = pos; // popped before its half runs: the half's own forks go above
+            final long lv = s.levels[pos];
+            final int d = ForkStack.depthOf(lv);
+            final int n = ForkStack.nestOf(lv);
+            // a fork left open may have raised them (a KEPT one leaves joinDepth as it was; an enclosing join
+            // restored what it had): never raise them, so no frame below the code's own is touched
+            if (self.joinDepth > d) {
+                self.joinDepth = d;
+            }
+            if (self.joinNest > n) {
+                self.joinNest = n;
+            }
+            Throwable f;
+            try {
+                f = settleOne(self, s, pos, d);
+            } catch (Throwable t) {
+                f = t; // the pool's own code (an Error): the entry is popped, its half counted as failed
+            }
+            failure = addFailure(failure, f);
+        }
+        return failure;
+    }
+
+    /** One fork of {@link #settle}, entry {@code pos} (popped already) forked at depth {@code d}; its failure. */
+    private Throwable settleOne(WorkerThread self, ForkStack s, int pos, int d) {
+        final long h = s.handles[pos];
+        final int form = ForkStack.formOf(h);
+        Object half = s.fns[pos];
+        Object ctx;
+        long arg;
+        Throwable failure = null;
+        if (half != null) { // KEPT
+            ctx = s.ctxs[pos];
+            arg = s.args[pos];
+            s.fns[pos] = null;
+            s.ctxs[pos] = null;
+        } else { // OFFERED
+            final int w = self.index;
+            final int idx = joins.frame(w, d);
+            if (joins.forkHandle(idx) != h) {
+                return null; // a join's pop-back ran it already (runAbandoned), and reported its failure
+            }
+            int back;
+            while ((back = joins.takeBack(w)) != idx && back >= 0) {
+                failure = addFailure(failure, runAbandoned(self, back));
+            }
+            if (back != idx) { // stolen: wait for its thief, as its join would have
+                final int depth = self.joinDepth;
+                self.joinDepth = d + 1; // helping while we wait uses the frames above its frame
+                awaitStolen(self, idx);
+                self.joinDepth = depth;
+                joins.takeResultObject(idx); // dropped (plain, after DONE)
+                return addFailure(failure, joins.finishFork(idx));
+            }
+            half = joins.half(idx);
+            ctx = joins.ctx(idx);
+            arg = ctx != null ? joins.arg(idx) : 0L;
+            joins.clearFork(idx);
+        }
+        final int top = self.forkTop;
+        try {
+            call(form, half, ctx, arg); // result dropped: nobody joined it
+        } catch (Throwable t) {
+            failure = addFailure(t, failure);
+        }
+        if (self.forkTop != top) {
+            failure = settle(self, top, failure);
+        }
+        return failure;
+    }
+
+    /**
+     * Frees frame {@code idx} of worker {@code self}, held by an abandoned half, for an offer: true when its thief
+     * is done ({@link JoinDeques#tryReclaim}). A frame that still holds a fork this worker has not settled is not
+     * reclaimed, so its failure reaches whoever settles it: a join or fork at its depth meanwhile runs inline or keeps
+     * its half. Owner only; the slow path of {@link #joinBoth} and {@link #fork}.
+     */
+    private boolean reclaim(WorkerThread self, int idx) {
+        long h = joins.forkHandle(idx);
+        if (h != 0) {
+            int pos = ForkStack.posOf(h);
+            if (pos < self.forkTop && self.forks.handles[pos] == h) {
+                return false; // an open fork's half, stolen: its settle frees the frame
+            }
+        }
+        return joins.tryReclaim(idx);
+    }
+
+    /** {@code failure} with {@code more} added: {@code more} when there was none, else suppressed on it. */
+    private static Throwable addFailure(Throwable failure, Throwable more) {
+        if (failure == null) {
+            return more;
+        }
+        if (more != null && more != failure) {
+            failure.addSuppressed(unwrap(more));
+        }
+        return failure;
+    }
+
+    /**
+     * The position of {@code h} on this worker's fork stack, when it is this worker's open fork of {@code form};
+     * else the misuse exception: not a fork handle, another thread's, joined already, stale, or the wrong form.
+     */
+    private static int openPosition(WorkerThread self, ForkStack s, long h, int form) {
+        if (!ForkStack.isFork(h)) {
+            throw new InvalidHandleException("not a fork handle: " + h + " (a fork handle is negative; a task handle"
+                    + " from submitWaitable is awaited with await)");
+        }
+        int w = ForkStack.workerOf(h);
+        if (w != self.index) {
+            throw new IllegalStateException("fork handle " + ForkStack.describe(h) + " was not forked on this worker"
+                    + " (worker " + self.index + "): a fork is joined by the worker, and in the code, that forked it");
+        }
+        int pos = ForkStack.posOf(h);
+        if (pos >= s.capacity() || s.handles[pos] != h) {
+            throw new InvalidHandleException("stale fork handle " + ForkStack.describe(h) + ": no fork of this worker"
+                    + " has it (joined long ago and its position reused by a later fork, or never issued here)");
+        }
+        if (pos >= self.forkTop) {
+            throw new InvalidHandleException("fork handle " + ForkStack.describe(h) + " was joined already (by a"
+                    + " join, or by the pool when the task or half that forked it ended): a fork is joined once");
+        }
+        if (ForkStack.formOf(h) != form) {
+            throw new InvalidHandleException("fork handle " + ForkStack.describe(h) + " comes from "
+                    + ForkStack.forkName(ForkStack.formOf(h)) + ": join it with "
+                    + ForkStack.joinName(ForkStack.formOf(h)) + ", not " + ForkStack.joinName(form));
+        }
+        return pos;
+    }
+
+    /**
+     * The exception for a join of open fork {@code h} (entry {@code pos}, forked at joinNest {@code n}) from code
+     * other than the code that forked it: a newer fork still open in that code (out of order), a join or fork's half
+     * opened since and still running (inside it), or the forking code ended (after it).
+     */
+    private static IllegalStateException misplaced(WorkerThread self, ForkStack s, long h, int pos, int n) {
+        String handle = ForkStack.describe(h);
+        if (self.joinNest <= n) {
+            return new IllegalStateException("fork handle " + handle + " is joined after the code that forked it"
+                    + " returned (a join's half, say): a fork is joined in the code that forked it; the pool joins it"
+                    + " when that code's task or stolen half ends");
+        }
+        for (int i = self.forkTop - 1; i > pos; i--) {
+            if (ForkStack.nestOf(s.levels[i]) < self.joinNest) {
+                return new IllegalStateException("fork handle " + handle + " is joined out of order: fork "
+                        + ForkStack.describe(s.handles[i]) + ", made after it, is not joined yet (join forks newest"
+                        + " first)");
+            }
+        }
+        return new IllegalStateException("fork handle " + handle + " is joined inside a join or a fork's half that"
+                + " began after it: a fork is joined in the code that forked it, outside what it opened since");
+    }
+
+    /** The exception for {@code method}'s join of {@code h} from a thread that is not one of this pool's workers. */
+    static RuntimeException joinFromOutside(long h, String method) {
+        if (!ForkStack.isFork(h)) {
+            return new InvalidHandleException("not a fork handle: " + h + " (a fork handle is negative; a task handle"
+                    + " from submitWaitable is awaited with await)");
+        }
+        return new IllegalStateException(method + " of fork handle " + ForkStack.describe(h) + " from a thread that"
+                + " is not one of this pool's workers: a fork is joined by the worker, and in the code, that forked it");
+    }
+
+    /** The exception for a fork from a thread that is not one of this pool's workers. */
+    static IllegalStateException forkFromOutside(String method) {
+        return new IllegalStateException(method + " from a thread that is not one of this pool's workers: a fork's"
+                + " half waits in the forking worker's join frame, so fork and join run on a worker. From outside,"
+                + " start the computation with invokeLong, invokeDouble, invoke, join(...) or submitWaitable");
+    }
+
     /**
      * Whether some worker wants work now (class comment, "Offer on demand"): one searching, a stealer parked,
      * or an owner waiting for its stolen half with nothing to help with. Three loads of lines that are written
@@ -386,11 +811,7 @@ final class Joining {
 
     /** The join's exception: a join failure passing through is rethrown as it is; else a new one. */
     private static RuntimeException failure(Throwable first, Throwable second) {
-        Throwable cause = first != null ? first : second;
-        Throwable other = first != null ? second : null;
-        if (other != null && other != cause) {
-            cause.addSuppressed(unwrap(other));
-        }
+        Throwable cause = addFailure(first, second);
         if (cause instanceof JoinFailedException passing) {
             return passing;
         }
@@ -458,18 +879,39 @@ final class Joining {
         }
     }
 
-    /** Runs half {@code idx} stolen from {@code victim}'s deque and completes its word. Never throws. */
+    /**
+     * Runs half {@code idx} stolen from {@code victim}'s deque and completes its word: a fork's typed half leaves its
+     * result in the frame first (JoinDeques, "Halves of forks, and their results"), and forks the half left open
+     * are settled before (Joining, "Fork handles"). Never throws.
+     */
     private void runStolen(WorkerThread self, int victim, int idx) {
         joins.markStolen(idx, self.index);
-        // plain, all three: published by the owner's push, observed by our steal
+        // plain, all four: published by the owner's push, observed by our steal. A Runnable half (ctx null) is
+        // a join's or a fork's VOID one: its form needs no load.
         Object half = joins.half(idx);
         Object ctx = joins.ctx(idx);
-        long arg = ctx != null ? joins.arg(idx) : 0L;
+        long arg = 0L;
+        int form = ForkStack.VOID;
+        if (ctx != null) {
+            arg = joins.arg(idx);
+            long fork = joins.forkHandle(idx); // 0 for a join's half
+            form = fork == 0 ? ForkStack.VOID : ForkStack.formOf(fork);
+        }
+        final int top = self.forkTop; // owner-only plain field: forks the half leaves open are settled below
         Throwable failure = null;
         try {
-            runHalf(half, ctx, arg);
+            if (form == ForkStack.VOID) {
+                runHalf(half, ctx, arg);
+            } else if (form == ForkStack.OBJECT) {
+                joins.setResultObject(idx, callObject(half, ctx, arg)); // plain: published by complete's getAndSet
+            } else {
+                joins.setResult(idx, call(form, half, ctx, arg)); // plain: published by complete's getAndSet
+            }
         } catch (Throwable t) {
             failure = t;
+        }
+        if (self.forkTop != top) {
+            failure = settle(self, top, failure);
         }
         joins.complete(idx, victim, failure); // the last touch of the frame; the owner may reuse it at once
         counters.increment(self.index, PoolCounters.STEALS);
@@ -606,11 +1048,126 @@ final class Joining {
         @Override
         public void run() {
             ran = true;
+            WorkerThread self = (WorkerThread) Thread.currentThread();
+            int top = self.forkTop;
             try {
                 // accepted already: a shutdown that began since does not refuse it
-                joining.joinBoth((WorkerThread) Thread.currentThread(), left, right, fn, ctx, l, r);
+                joining.joinBoth(self, left, right, fn, ctx, l, r);
             } catch (Throwable t) {
                 failure = t; // kept for the caller, not the pool's error reporting
+            }
+            if (self.forkTop != top) {
+                failure = joining.settle(self, top, failure); // forks a half left open: the caller's failure too
+            }
+        }
+    }
+
+    // ---- invoke: a typed computation started from anywhere ------------------------------------------------
+
+    /**
+     * {@code invokeLong}, {@code invokeDouble} or {@code invoke} ({@code form}) on worker {@code self}: calls the
+     * function here (its context marker {@code ctx}) and returns its result as {@link #joinFork} does; forks it
+     * leaves open are settled first. Refused once shutdown began, as a join is.
+     *
+     * @throws TaskFailedException if it threw (the cause), or as it is when it threw one
+     */
+    long invoke(WorkerThread self, int form, Object fn, Object ctx, long arg) {
+        lifecycle.checkAccepting();
+        final ForkStack s = self.forks;
+        final int top = self.forkTop;
+        Throwable failure = null;
+        long bits = 0L;
+        Object result = null;
+        try {
+            if (form == ForkStack.OBJECT) {
+                result = callObject(fn, ctx, arg);
+            } else {
+                bits = call(form, fn, ctx, arg);
+            }
+        } catch (Throwable t) {
+            failure = t;
+        }
+        if (self.forkTop != top) {
+            failure = settle(self, top, failure);
+        }
+        if (failure != null) {
+            throw invokeFailure(failure);
+        }
+        s.result = result; // the caller takes it (PoolCore.invoke)
+        return bits;
+    }
+
+    /**
+     * {@code invoke*} from a thread that is not one of this pool's workers: the call goes to the pool as one detached
+     * task (admission and a descriptor as for {@code submit}, waiting while the pool is full), and the caller waits for
+     * it. Interrupted, the caller leaves with {@link InterruptedException} and the call runs on. Swept by
+     * {@code shutdown(CANCEL_PENDING)} before it started: {@link TaskCancelledException}. Allocates its task object and
+     * WaitGroup; returns the ended call, whose {@code bits} or {@code result} the caller reads.
+     */
+    ExternalInvoke invokeFromOutside(Submission submission, int form, Object fn, Object ctx, long arg)
+            throws InterruptedException {
+        ExternalInvoke call = new ExternalInvoke(form, fn, ctx, arg, this);
+        submission.submit(null, Slots.NO_SUBMITTER, call, 0, call.ended, WaitMode.UNBOUNDED, Long.MAX_VALUE);
+        call.ended.await(); // not a worker of this pool: blocks
+        if (!call.ran) {
+            throw new TaskCancelledException("invoke: the call was cancelled by shutdown(CANCEL_PENDING) before it"
+                    + " started");
+        }
+        if (call.failure != null) {
+            throw invokeFailure(call.failure);
+        }
+        return call;
+    }
+
+    /** What {@code invoke*} throws for a function that threw {@code t}: a TaskFailedException passes as it is. */
+    private static TaskFailedException invokeFailure(Throwable t) {
+        return t instanceof TaskFailedException f ? f : new TaskFailedException("invoke: the function threw: " + t, t);
+    }
+
+    /** The context marker of a function's context: {@link QueueEntry#NULL_CTX} for null. */
+    static Object marker(Object ctx) {
+        return ctx != null ? ctx : QueueEntry.NULL_CTX;
+    }
+
+    /** A typed call handed over by an outside caller: its function, context marker, long, and its outcome. */
+    static final class ExternalInvoke implements Runnable {
+        final int form;
+        final Object fn;
+        final Object ctx;
+        final long arg;
+        final Joining joining;
+        final WaitGroup ended = new WaitGroup();
+        /** Plain, all four; published by the WaitGroup's done after the run, observed by the caller's await. */
+        long bits;
+        Object result;
+        Throwable failure;
+        boolean ran;
+
+        ExternalInvoke(int form, Object fn, Object ctx, long arg, Joining joining) {
+            this.form = form;
+            this.fn = fn;
+            this.ctx = ctx;
+            this.arg = arg;
+            this.joining = joining;
+        }
+
+        @Override
+        public void run() {
+            ran = true;
+            WorkerThread self = (WorkerThread) Thread.currentThread();
+            int top = self.forkTop;
+            try {
+                // accepted already: a shutdown that began since does not refuse it
+                if (form == ForkStack.OBJECT) {
+                    result = callObject(fn, ctx, arg);
+                } else {
+                    bits = call(form, fn, ctx, arg);
+                }
+            } catch (Throwable t) {
+                failure = t; // kept for the caller, not the pool's error reporting
+            }
+            if (self.forkTop != top) {
+                failure = joining.settle(self, top, failure);
             }
         }
     }

@@ -47,8 +47,11 @@ import java.util.function.ObjLongConsumer;
  *   Watchdog               LANE_EXTENSION's stall detector, spawns overflow  run words, overflow mask
  *   Awaiting               await (helping on a worker), cancel, handles      (the control words)
  *   Joining                join(left, right): offer right, run left, pop     JoinDeques: a Chase-Lev deque per
- *                          back or help the thief (leapfrogging); thieves    worker, a completion word per slot
- *                          (idle loop, helpNext); the outside caller's pair
+ *                          back or help the thief (leapfrogging); thieves    worker, a completion word per slot;
+ *                          (idle loop, helpNext); the outside caller's pair; ForkStack: each worker's open
+ *                          fork(h) / join(h): the same frames, one half      forks (WorkerThread.forks)
+ *                          in place; forks left open settled at the end
+ *                          of the task or half that made them
  *   Lifecycle              state, shutdown steps 1-6, close step 7,          state, arena callers, stop flag
  *                          construction failure
  *   Snapshot               stats: read in invariant order -> PoolStats       the final stats, skew state
@@ -123,7 +126,8 @@ public final class PoolCore {
     private final Joining joining;
     /**
      * Join frames per worker (JoinDeques, "Frames"): joins nested deeper than this on one worker run both halves
-     * inline. Each costs 16 bytes off-heap (its deque slot and completion word) and two references on-heap.
+     * inline, forks keep their half for their join. Each costs 40 bytes off-heap (its deque slot, and its completion,
+     * ARG, FORK and RESULT words) and four references on-heap (half, context, failure, object result).
      */
     static final int JOIN_FRAMES = 256;
 
@@ -409,6 +413,100 @@ public final class PoolCore {
      */
     void joinAccepted(WorkerThread self, Runnable left, Runnable right) {
         joining.joinAccepted(self, left, right);
+    }
+
+    // ---- fork and the join of a fork handle; invoke (Joining, "Fork handles") ------------------------------
+
+    /** {@code fork(half)}: on a worker of this pool only (else IllegalStateException); the handle. */
+    public long fork(Runnable half) {
+        return joining.fork(forkingWorker("fork"), ForkStack.VOID, half, null, 0L);
+    }
+
+    /** {@code fork(fn, ctx, arg)} of an {@code ObjLongConsumer}: as {@link #fork(Runnable)}. */
+    public long forkArg(Object fn, Object ctx, long arg) {
+        return joining.fork(forkingWorker("fork"), ForkStack.VOID, fn, Joining.marker(ctx), arg);
+    }
+
+    /** {@code forkLong(fn, ctx, arg)} of an {@code ObjLongToLongFunction}: as {@link #fork(Runnable)}. */
+    public long forkLong(Object fn, Object ctx, long arg) {
+        return joining.fork(forkingWorker("forkLong"), ForkStack.LONG, fn, Joining.marker(ctx), arg);
+    }
+
+    /** {@code forkDouble(fn, ctx, arg)} of an {@code ObjLongToDoubleFunction}: as {@link #fork(Runnable)}. */
+    public long forkDouble(Object fn, Object ctx, long arg) {
+        return joining.fork(forkingWorker("forkDouble"), ForkStack.DOUBLE, fn, Joining.marker(ctx), arg);
+    }
+
+    /** {@code forkObject(fn, ctx, arg)} of an {@code ObjLongFunction}: as {@link #fork(Runnable)}. */
+    public long forkObject(Object fn, Object ctx, long arg) {
+        return joining.fork(forkingWorker("forkObject"), ForkStack.OBJECT, fn, Joining.marker(ctx), arg);
+    }
+
+    /** {@code join(handle)} of a {@code fork}: on the worker that forked it (Joining.joinFork). */
+    public void joinFork(long handle) {
+        joining.joinFork(joiningWorker(handle, "join"), handle, ForkStack.VOID);
+    }
+
+    /** {@code joinLong(handle)} of a {@code forkLong}: its result. */
+    public long joinLong(long handle) {
+        return joining.joinFork(joiningWorker(handle, "joinLong"), handle, ForkStack.LONG);
+    }
+
+    /** {@code joinDouble(handle)} of a {@code forkDouble}: its result. */
+    public double joinDouble(long handle) {
+        return Double.longBitsToDouble(joining.joinFork(joiningWorker(handle, "joinDouble"), handle,
+                ForkStack.DOUBLE));
+    }
+
+    /** {@code joinObject(handle)} of a {@code forkObject}: its result. */
+    public Object joinObject(long handle) {
+        return joining.joinObject(joiningWorker(handle, "joinObject"), handle);
+    }
+
+    /** {@code invokeLong(fn, ctx, arg)}: called here on a worker of this pool, else handed over and awaited. */
+    public long invokeLong(Object fn, Object ctx, long arg) throws InterruptedException {
+        WorkerThread self = currentWorker();
+        return self != null ? joining.invoke(self, ForkStack.LONG, fn, Joining.marker(ctx), arg)
+                : joining.invokeFromOutside(submission, ForkStack.LONG, fn, Joining.marker(ctx), arg).bits;
+    }
+
+    /** {@code invokeDouble(fn, ctx, arg)}: as {@link #invokeLong}. */
+    public double invokeDouble(Object fn, Object ctx, long arg) throws InterruptedException {
+        WorkerThread self = currentWorker();
+        long bits = self != null ? joining.invoke(self, ForkStack.DOUBLE, fn, Joining.marker(ctx), arg)
+                : joining.invokeFromOutside(submission, ForkStack.DOUBLE, fn, Joining.marker(ctx), arg).bits;
+        return Double.longBitsToDouble(bits);
+    }
+
+    /** {@code invoke(fn, ctx, arg)} of an {@code ObjLongFunction}: as {@link #invokeLong}. */
+    public Object invoke(Object fn, Object ctx, long arg) throws InterruptedException {
+        WorkerThread self = currentWorker();
+        if (self == null) {
+            return joining.invokeFromOutside(submission, ForkStack.OBJECT, fn, Joining.marker(ctx), arg).result;
+        }
+        joining.invoke(self, ForkStack.OBJECT, fn, Joining.marker(ctx), arg);
+        ForkStack s = self.forks;
+        Object r = s.result;
+        s.result = null; // the pool keeps no result
+        return r;
+    }
+
+    /** The calling worker of this pool, for a fork; from any other thread IllegalStateException. */
+    private WorkerThread forkingWorker(String method) {
+        WorkerThread self = currentWorker();
+        if (self == null) {
+            throw Joining.forkFromOutside(method);
+        }
+        return self;
+    }
+
+    /** The calling worker of this pool, for the join of {@code handle}; from any other thread a misuse exception. */
+    private WorkerThread joiningWorker(long handle, String method) {
+        WorkerThread self = currentWorker();
+        if (self == null) {
+            throw Joining.joinFromOutside(handle, method);
+        }
+        return self;
     }
 
     // ---- await and cancel (Awaiting) --------------------------------------------------------------------------

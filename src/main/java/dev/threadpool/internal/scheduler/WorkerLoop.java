@@ -43,6 +43,9 @@ import dev.threadpool.internal.stats.Timestamps;
  *       completed, so a snapshot that sees every task finished also sees every detached slot free.</li>
  *   <li>Nothing a task throws escapes {@link #runEntry}: the outcome (slot, counters, wake, group) is always
  *       published, and a failing error handler is contained too ({@link #onFailure}).</li>
+ *   <li>A task that returns or throws with forks of its own still open ({@code ThreadPool.fork}) has them
+ *       settled before its outcome ({@link Joining#settle}: each half runs exactly once, a failure among them is
+ *       the task's, or suppressed on it), so the worker's fork stack and join levels are its own again.</li>
  * </ul>
  */
 final class WorkerLoop {
@@ -233,6 +236,7 @@ final class WorkerLoop {
         Thread.interrupted(); // a task never inherits an interrupt aimed at an earlier one
         final boolean watched = self.watched;
         final long outerRun = watched ? watchdog.taskStarted(self) : 0L;
+        final int forks = self.forkTop; // owner-only plain field: forks the task leaves open, settled below
         Throwable failure = null;
         try {
             if (argForm) {
@@ -242,6 +246,9 @@ final class WorkerLoop {
             }
         } catch (Throwable t) {
             failure = t;
+        }
+        if (self.forkTop != forks) {
+            failure = joining.settle(self, forks, failure); // forks the task never joined run now (Joining)
         }
         if (watched) {
             watchdog.taskEnded(self, outerRun);
@@ -438,11 +445,15 @@ final class WorkerLoop {
             int w = self.index;
             counters.increment(w, PoolCounters.STARTED);
             counters.increment(w, PoolCounters.INLINE_RUNS);
+            final int forks = self.forkTop; // owner-only plain field: as in runTask
             Throwable failure = null;
             try {
                 ArgumentTask.call(fn, ctx, arg); // inline: the caller's interrupt status is left untouched
             } catch (Throwable t) {
                 failure = t;
+            }
+            if (self.forkTop != forks) {
+                failure = joining.settle(self, forks, failure);
             }
             if (failure != null) {
                 onArgFailure(fn, ctx, arg, failure, true); // detached: nobody awaits it
@@ -460,11 +471,15 @@ final class WorkerLoop {
         int w = self.index;
         counters.increment(w, PoolCounters.STARTED);
         counters.increment(w, PoolCounters.INLINE_RUNS);
+        final int forks = self.forkTop; // owner-only plain field: as in runTask
         Throwable failure = null;
         try {
             task.run(); // inline: the caller's interrupt status is the caller's business, left untouched
         } catch (Throwable t) {
             failure = t;
+        }
+        if (self.forkTop != forks) {
+            failure = joining.settle(self, forks, failure);
         }
         if (failure != null) {
             onFailure(task, failure, true); // detached: nobody awaits it

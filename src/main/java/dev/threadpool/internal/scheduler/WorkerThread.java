@@ -18,14 +18,23 @@ public final class WorkerThread extends Thread {
     int inlineDepth;
     /**
      * Joins of this worker open on its stack: the next join's frame (JoinDeques, "Frames"). Owner-only, plain;
-     * changed only by Joining.joinAccepted, which restores it in a finally.
+     * changed only by Joining: a join restores it in a finally, a fork's join restores what the fork raised.
      */
     int joinDepth;
     /**
      * Joins of this worker open on its stack, offered or not (Joining, "Offer on demand"): the first
-     * {@code Joining.EAGER_LEVELS} always offer. Owner-only, plain; changed only by Joining, which restores it.
+     * {@code Joining.EAGER_LEVELS} always offer. A fork counts as one until its join. Owner-only, plain; changed only
+     * by Joining, which restores it.
      */
     int joinNest;
+    /**
+     * Forks of this worker not joined yet: the top of {@link #forks} (Joining, "Fork handles"). Owner-only, plain;
+     * code that runs user code as a unit (WorkerLoop around a task, Joining around a half) reads it before and
+     * after, and settles the forks the code left open.
+     */
+    int forkTop;
+    /** This worker's open forks (ForkStack); owner-only. */
+    final ForkStack forks = new ForkStack();
     /**
      * The task and group of the carried entry ({@code QueueEntry.CARRIED}) this worker popped last, handed over
      * by {@code CarriedBatches} (from {@code BoundedRing.popManyCarried}); for a task in argument form its function,

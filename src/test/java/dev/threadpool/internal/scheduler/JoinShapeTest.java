@@ -11,19 +11,24 @@ import java.lang.classfile.ClassModel;
 import java.lang.classfile.MethodModel;
 import java.lang.classfile.attribute.CodeAttribute;
 import java.lang.management.ManagementFactory;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * {@code Joining.joinBoth} (both forms of join) must stay too large for C2 to inline it into its caller: the user's recursion
- * calls it and it calls the user's halves, and when C2 inlined it into the user's node the join tree ran at one
- * of three speeds, 22, 27 or 34 ns a join on one worker, by JVM (PERFORMANCE_TRACKING 75). A hot callee larger
- * than {@code FreqInlineSize} bytes of bytecode is never inlined, whatever was compiled first. This reads the
- * method's code length from the class file and the running JVM's {@code FreqInlineSize}.
+ * The methods that call the user's halves back must stay too large for C2 to inline them into their caller:
+ * {@code Joining.joinBoth} (both forms of join) and {@code Joining.joinFork} (the join of a fork handle, which runs
+ * a half taken back). The user's recursion calls them and they call the user's halves, and when C2 inlined
+ * {@code joinBoth} into the user's node the join tree ran at one of three speeds, 22, 27 or 34 ns a join on one
+ * worker, by JVM (PERFORMANCE_TRACKING 75). A hot callee larger than {@code FreqInlineSize} bytes of bytecode is
+ * never inlined, whatever was compiled first. This reads each method's code length from the class file and the
+ * running JVM's {@code FreqInlineSize}. (The owner's wait for a stolen half is {@code awaitStolen}, shared by both:
+ * joinBoth is still well above the limit without it.)
  */
 class JoinShapeTest {
 
-    @Test
-    void joinBothIsLargerThanTheHotInlineLimit() throws Exception {
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"joinBoth", "joinFork"})
+    void isLargerThanTheHotInlineLimit(String method) throws Exception {
         byte[] bytes;
         try (InputStream in = Joining.class.getResourceAsStream("Joining.class")) {
             assertNotNull(in, "Joining.class on the class path");
@@ -32,15 +37,15 @@ class JoinShapeTest {
         ClassModel model = ClassFile.of().parse(bytes);
         int codeLength = -1;
         for (MethodModel m : model.methods()) {
-            if (m.methodName().equalsString("joinBoth")) {
+            if (m.methodName().equalsString(method)) {
                 codeLength = m.findAttribute(Attributes.code())
                         .map(CodeAttribute::codeLength).orElse(-1);
             }
         }
-        assertTrue(codeLength > 0, "Joining.joinBoth has code");
+        assertTrue(codeLength > 0, "Joining." + method + " has code");
         HotSpotDiagnosticMXBean hotspot = ManagementFactory.getPlatformMXBean(HotSpotDiagnosticMXBean.class);
         int freqInlineSize = Integer.parseInt(hotspot.getVMOption("FreqInlineSize").getValue());
-        assertTrue(codeLength > freqInlineSize, "Joining.joinBoth is " + codeLength + " bytes of bytecode, not"
+        assertTrue(codeLength > freqInlineSize, "Joining." + method + " is " + codeLength + " bytes of bytecode, not"
                 + " more than FreqInlineSize=" + freqInlineSize + ": C2 may inline it into the user's recursion, and"
                 + " the join tree's speed then depends on the JVM (see Joining.joinBoth's javadoc)");
     }

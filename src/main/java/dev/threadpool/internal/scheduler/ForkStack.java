@@ -1,0 +1,162 @@
+package dev.threadpool.internal.scheduler;
+
+import dev.threadpool.PoolConfig;
+
+/**
+ * The open forks of one worker ({@code ThreadPool.fork} and its typed forms, protocol in {@link Joining}, "Fork
+ * handles"), oldest first, and the packing of a fork handle. Owner-only: only the worker that owns it reads or
+ * writes it, so every access is plain.
+ *
+ * <h2>A fork handle</h2>
+ * <pre>
+ *   bit  63       1: a fork handle (a task handle from submitWaitable is never negative)
+ *   bits 62..61   form: 0 VOID (join), 1 LONG (joinLong), 2 DOUBLE (joinDouble), 3 OBJECT (joinObject)
+ *   bits 60..54   the worker's index (7 bits: PoolConfig.MAX_THREADS worker slots fit)
+ *   bits 53..38   the fork's position on the worker's fork stack (16 bits: at most 65,536 forks open at once)
+ *   bits 37..0    the worker's fork count when it forked (38 bits, 2.7 x 10^11 forks before it repeats)
+ * </pre>
+ * The position names the entry; the entry keeps the whole handle ({@link #handles}), also after its join, so a
+ * handle joined twice (its position now above the top, its handle still there) and a stale one (the position
+ * reused by a later fork: another handle there) are told apart from the open one. A handle of another worker
+ * names that worker, one from outside the pool no worker at all.
+ *
+ * <h2>An entry</h2>
+ * <pre>
+ *   handles[pos]   the fork's handle (left in place after its join)
+ *   levels[pos]    the worker's joinNest << 32 | joinDepth when it forked: what its join restores, and what
+ *                  tells its join whether the code that forked it is still the code that joins it
+ *   fns[pos]       a KEPT fork's half (its function, or its Runnable); null for an OFFERED one, whose half is
+ *                  in the join frame of depth joinDepth (JoinDeques), and null again once joined
+ *   ctxs[pos]      a KEPT fork's context marker (QueueEntry.NULL_CTX for null; null for a Runnable half)
+ *   args[pos]      a KEPT fork's long
+ * </pre>
+ * The arrays start at {@link #INITIAL_CAPACITY} entries and double when a fork finds them full, so a worker
+ * allocates only when its forks nest deeper than ever before on it: warm, nothing.
+ */
+final class ForkStack {
+    /** A fork joined with {@code join}: a {@code Runnable} or {@code ObjLongConsumer} half. */
+    static final int VOID = 0;
+    /** {@code forkLong} / {@code joinLong}: an {@code ObjLongToLongFunction} half. */
+    static final int LONG = 1;
+    /** {@code forkDouble} / {@code joinDouble}: an {@code ObjLongToDoubleFunction} half. */
+    static final int DOUBLE = 2;
+    /** {@code forkObject} / {@code joinObject}: an {@code ObjLongFunction} half. */
+    static final int OBJECT = 3;
+
+    static final int FORM_SHIFT = 61;
+    static final int WORKER_SHIFT = 54;
+    static final int WORKER_BITS = 7;
+    static final int POS_SHIFT = 38;
+    static final int POS_BITS = 16;
+    static final long SEQ_MASK = (1L << POS_SHIFT) - 1;
+
+    /** Forks one worker may have open at once: the positions a handle can name. */
+    static final int MAX_OPEN = 1 << POS_BITS;
+    /** Entries of a new stack. */
+    static final int INITIAL_CAPACITY = 16;
+
+    static {
+        if (PoolConfig.MAX_THREADS > 1 << WORKER_BITS) {
+            throw new AssertionError("a fork handle's worker field must hold every worker slot");
+        }
+    }
+
+    long[] handles = new long[INITIAL_CAPACITY];
+    long[] levels = new long[INITIAL_CAPACITY];
+    Object[] fns = new Object[INITIAL_CAPACITY];
+    Object[] ctxs = new Object[INITIAL_CAPACITY];
+    long[] args = new long[INITIAL_CAPACITY];
+    /** Forks this worker made: the sequence of the next handle. */
+    long seq;
+    /**
+     * {@code joinObject}'s result on its way from {@link Joining#joinFork} to the caller, who clears it (so no
+     * result stays reachable from the pool).
+     */
+    Object result;
+
+    int capacity() {
+        return handles.length;
+    }
+
+    /**
+     * Makes room for position {@code pos} (the stack is full up to it): doubles the arrays.
+     *
+     * @throws IllegalStateException at {@link #MAX_OPEN} forks open on one worker
+     */
+    void grow(int pos) {
+        if (pos >= MAX_OPEN) {
+            throw new IllegalStateException("fork: " + MAX_OPEN + " forks are open on this worker already (forks"
+                    + " nested that deep need a stack of about " + (MAX_OPEN / 512) + " MiB; join some first)");
+        }
+        int cap = Math.min(MAX_OPEN, Math.max(handles.length * 2, pos + 1));
+        handles = java.util.Arrays.copyOf(handles, cap);
+        levels = java.util.Arrays.copyOf(levels, cap);
+        fns = java.util.Arrays.copyOf(fns, cap);
+        ctxs = java.util.Arrays.copyOf(ctxs, cap);
+        args = java.util.Arrays.copyOf(args, cap);
+    }
+
+    // ---- handles -----------------------------------------------------------------------------------------------
+
+    /** The handle of the fork of {@code form} by worker {@code w} at position {@code pos}, its {@code seq}-th. */
+    static long handle(int form, int w, int pos, long seq) {
+        return Long.MIN_VALUE | (long) form << FORM_SHIFT | (long) w << WORKER_SHIFT | (long) pos << POS_SHIFT
+                | (seq & SEQ_MASK);
+    }
+
+    static boolean isFork(long h) {
+        return h < 0;
+    }
+
+    static int formOf(long h) {
+        return (int) (h >>> FORM_SHIFT) & 3;
+    }
+
+    static int workerOf(long h) {
+        return (int) (h >>> WORKER_SHIFT) & ((1 << WORKER_BITS) - 1);
+    }
+
+    static int posOf(long h) {
+        return (int) (h >>> POS_SHIFT) & (MAX_OPEN - 1);
+    }
+
+    /** The public method that forks {@code form}, for messages. */
+    static String forkName(int form) {
+        return switch (form) {
+            case LONG -> "forkLong";
+            case DOUBLE -> "forkDouble";
+            case OBJECT -> "forkObject";
+            default -> "fork";
+        };
+    }
+
+    /** The public method that joins {@code form}, for messages. */
+    static String joinName(int form) {
+        return switch (form) {
+            case LONG -> "joinLong";
+            case DOUBLE -> "joinDouble";
+            case OBJECT -> "joinObject";
+            default -> "join";
+        };
+    }
+
+    /** A handle for messages: its hex digits and its fields. */
+    static String describe(long h) {
+        return "0x" + Long.toHexString(h) + " (" + forkName(formOf(h)) + ", worker " + workerOf(h) + ", position "
+                + posOf(h) + ")";
+    }
+
+    // ---- levels --------------------------------------------------------------------------------------------
+
+    static long levels(int depth, int nest) {
+        return (long) nest << 32 | (depth & 0xFFFF_FFFFL);
+    }
+
+    static int depthOf(long levels) {
+        return (int) levels;
+    }
+
+    static int nestOf(long levels) {
+        return (int) (levels >>> 32);
+    }
+}
