@@ -44,6 +44,9 @@ public final class CountingStress {
         register(new WaitGroupSubject());
         register(new JoinTreeSubject(false));
         register(new JoinTreeSubject(true));
+        // issue 49: fork handles (fork/join, forks left open, forkLong sums checked at every node)
+        register(new ForkTreeSubject(false));
+        register(new ForkTreeSubject(true));
         register(new ParallelForSubject());
         // issue 44: tasks in argument form, each (ctx, arg) pair counted once, on every path a task can take
         register(new ArgsPoolSubject("pool-args", SchedulerVariant.GLOBAL_QUEUE, ArgsPoolSubject.Kind.OUTSIDE));
