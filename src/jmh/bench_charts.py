@@ -95,7 +95,8 @@ def target(workload, peer, goal=None, median=None, worst=None, pools=ALL_OURS, i
 
 # issue 49: RecursiveShapesBench's six programs, the same splits on every side. Every shape: median >= 1.0x FJP and
 # worst round >= 0.9x on every variant; tiny tasks and quadrature median >= 1.3x; LANE_EXTENSION within 10 % of
-# WORK_STEALING (its per-round ratio to WORK_STEALING_RING, the same queue kind, >= 0.9).
+# WORK_STEALING (its per-round ratio to WORK_STEALING_RING, the same queue kind, >= 0.9; LANE_EXTENSION_FORK's to
+# WORK_STEALING_RING_FORK). The FJP targets take every form of ours, join(fn, ctx, l, r) and the _FORK sides alike.
 RECURSIVE_SHAPES = ("fib", "quadrature", "queens", "reduce", "stencil", "matmul")
 
 
@@ -103,6 +104,9 @@ def recursive_shape_targets():
     return ([target(w, "FJP", median=1.3 if w in ("fib", "quadrature") else 1.0, worst=0.9, issue="49")
              for w in RECURSIVE_SHAPES]
             + [target(w, "WORK_STEALING_RING", goal=0.9, pools=("LANE_EXTENSION",), issue="49")
+               for w in RECURSIVE_SHAPES]
+            # the fork-handle sides (RecursiveShapesBench's _FORK pools) against their own kind
+            + [target(w, "WORK_STEALING_RING_FORK", goal=0.9, pools=("LANE_EXTENSION_FORK",), issue="49")
                for w in RECURSIVE_SHAPES])
 
 

@@ -1,5 +1,7 @@
 package dev.threadpool.jmh;
 
+import dev.threadpool.ObjLongToDoubleFunction;
+import dev.threadpool.ObjLongToLongFunction;
 import dev.threadpool.ThreadPool;
 import java.util.Arrays;
 import java.util.Map;
@@ -73,6 +75,14 @@ import org.openjdk.jmh.annotations.Warmup;
  *       results there, the parent adds them after the join). The stencil and the multiply write their output
  *       arrays and return nothing. A split allocates nothing on a worker; the outside caller's hand-over of the
  *       root pair (one per op, one per step for the stencil) allocates its task and {@code WaitGroup}.</li>
+ *   <li>GLOBAL_QUEUE_FORK, WS_RING_FORK, WS_CHASE_LEV_FORK, LANE_EXTENSION_FORK: the same pools with issue 49's
+ *       fork handles ({@link OursFork}), in FJP's own shape: {@code forkLong} / {@code forkDouble} / {@code fork}
+ *       the half FJP forks (a static function, this side as its context, the node in its {@code long}), the other
+ *       half in place as a plain call, then {@code joinLong} / {@code joinDouble} / {@code join} of the handle,
+ *       which returns the forked half's result: no accumulators, no holder. The quadrature's forked node (six
+ *       {@code double}s) goes into one slot of the forking worker's stack of slots. The computation starts with
+ *       {@code invokeLong} / {@code invokeDouble} from the calling thread, as FJP's {@code invoke}; a split
+ *       allocates nothing.</li>
  * </ul>
  * Every side runs the same nodes with the same thresholds (the split tests and leaf kernels are shared static
  * methods) and its result is checked against the serial one. What a split allocates differs, and that is the
@@ -82,8 +92,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * object, and pays instead with a worker-index lookup and a plain add per leaf, or two slot writes and a read per
  * split; the floor pays nothing. Neither pool's side allocates anything else per split, and the leaves' work is the
  * same code on every side, so the difference in time and bytes is the pools' and their APIs'; {@link #shape}
- * declares it. A {@code fork} form of ours (issue 49's handles, when the pool has them) is one more {@link Side}:
- * see {@link #side}.
+ * declares it.
  *
  * <h2>Figures</h2>
  * ms per op (AverageTime). Bytes per split: {@code -prof gc}'s {@code gc.alloc.rate.norm} (bytes per op) divided by
@@ -106,7 +115,8 @@ import org.openjdk.jmh.annotations.Warmup;
 @Measurement(iterations = 3, time = 1)
 @Fork(value = 1, jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED", "-Xms1g", "-Xmx1g"})
 public class RecursiveShapesBench implements Fairness.Comparison {
-    @Param({"SERIAL", "FORK_JOIN", "GLOBAL_QUEUE", "WS_RING", "WS_CHASE_LEV", "LANE_EXTENSION"})
+    @Param({"SERIAL", "FORK_JOIN", "GLOBAL_QUEUE", "WS_RING", "WS_CHASE_LEV", "LANE_EXTENSION", "GLOBAL_QUEUE_FORK",
+            "WS_RING_FORK", "WS_CHASE_LEV_FORK", "LANE_EXTENSION_FORK"})
     public String pool;
 
     /** Workers; 0 = {@code Runtime.availableProcessors()}. */
@@ -159,13 +169,11 @@ public class RecursiveShapesBench implements Fairness.Comparison {
     }
 
     /**
-     * The side for {@code pool} with {@code n} threads. A new form of ours is one more {@code pool} value and one
-     * more case here: issue 49's fork handles would be, for example, {@code "WS_RING_FORK"} (and the other
-     * variants' {@code _FORK} values) mapped to a {@code OursFork} side built on {@code FanoutBench.ours(base, n)},
-     * implementing the six {@link Side} methods with {@code fork}, the half in place, and {@code join}
-     * ({@code forkLong/joinLong} for the counts and the sum, {@code forkDouble/joinDouble} for the quadrature);
-     * {@link #shape} then declares its nodes as ours' are.
+     * The side for {@code pool} with {@code n} threads: a pool's name alone is ours with {@code join(fn, ctx, l, r)}
+     * ({@link Ours}), its {@code _FORK} form ours with fork handles ({@link OursFork}).
      */
+    private static final String FORK_SUFFIX = "_FORK";
+
     private Side side(String pool, int n) {
         return switch (pool) {
             case "SERIAL" -> new Serial();
@@ -174,8 +182,10 @@ public class RecursiveShapesBench implements Fairness.Comparison {
                 yield new ForkJoin(fj);
             }
             default -> {
-                ours = FanoutBench.ours(pool, n); // GLOBAL_QUEUE, WS_RING, WS_CHASE_LEV, LANE_EXTENSION; else it throws
-                yield new Ours(ours);
+                boolean fork = pool.endsWith(FORK_SUFFIX);
+                // GLOBAL_QUEUE, WS_RING, WS_CHASE_LEV, LANE_EXTENSION; else it throws
+                ours = FanoutBench.ours(fork ? pool.substring(0, pool.length() - FORK_SUFFIX.length()) : pool, n);
+                yield fork ? new OursFork(ours) : new Ours(ours);
             }
         };
     }
@@ -313,7 +323,7 @@ public class RecursiveShapesBench implements Fairness.Comparison {
         if (fj != null) {
             shape = shape.differing("nodes", "FJP forks one RecursiveAction per split (its result in the task's"
                     + " field) and computes the other half in place; ours' halves are no objects (join(fn, ctx, l,"
-                    + " r)), the floor's plain calls");
+                    + " r), or _FORK: forkLong(fn, ctx, arg), the other half in place), the floor's plain calls");
         }
         return shape;
     }
@@ -1427,6 +1437,291 @@ public class RecursiveShapesBench implements Fairness.Comparison {
             }
             int h = s >>> 1;
             join(MAT, matArg(PAIR, i, j, k, h), matArg(PAIR, i + h, j, k, h));
+        }
+    }
+
+    /**
+     * Ours with fork handles (issue 49), written as FJP's side is: at a split, {@code fork} the half FJP forks, compute
+     * the other in place as a plain call, then join the handle, the forked half's result coming back from
+     * {@code joinLong} / {@code joinDouble} (no holder object, no box). Each forked function is static and
+     * non-capturing (one constant object each), this object every fork's context, the forked half's node packed in
+     * its {@code long}: a split allocates nothing. The quadrature's forked node has six {@code double} parameters,
+     * more than a {@code long} carries: the forking worker writes them into the next slot of its own stack of slots
+     * ({@link #quadNode}), the half reads them there. The computation starts with {@code invokeLong} /
+     * {@code invokeDouble} from the calling thread (one hand-over per op, one per step for the stencil), as FJP's
+     * {@code invoke} of a root task.
+     */
+    static final class OursFork extends Side {
+        /** Slots per worker stack (one per nested split) and doubles per slot (one 64-byte line). */
+        static final int REGION_SLOTS = 1024;
+        static final int SLOT = 8;
+        /** ints per stack-pointer row: 128 bytes, no two workers on a line pair. */
+        static final int SP_STRIDE = 32;
+        /** A slot's fields: the node's interval, f at its ends and middle, its Simpson estimate. */
+        static final int A = 0;
+        static final int B = 1;
+        static final int FA = 2;
+        static final int FM = 3;
+        static final int FB = 4;
+        static final int WHOLE = 5;
+
+        static final ObjLongToLongFunction<OursFork> FIB = OursFork::fib;
+        static final ObjLongToDoubleFunction<OursFork> QUAD = OursFork::quad;
+        static final ObjLongToLongFunction<OursFork> QUEENS = OursFork::queens;
+        static final ObjLongToLongFunction<OursFork> SUM = OursFork::sum;
+        static final ObjLongConsumer<OursFork> STEP = OursFork::step;
+        static final ObjLongToLongFunction<OursFork> STEP_ROOT = OursFork::stepRoot;
+        static final ObjLongConsumer<OursFork> MAT = OursFork::mat;
+        static final ObjLongToLongFunction<OursFork> MAT_ROOT = OursFork::matRoot;
+
+        private final ThreadPool pool;
+        /** Per row (worker index + 1; row 0 the root's): the quadrature's slot stack and its depth ({@link #sp}). */
+        private final double[] slots;
+        private final int[] sp;
+        /** The op's parameters, set by the caller before its invoke (published by the hand-over). */
+        private double eps;
+        private int queensN;
+        private int queensFull;
+        private int queensSplitRows;
+        private long[] values;
+        private int leaf;
+        private Problem problem;
+
+        OursFork(ThreadPool pool) {
+            this.pool = pool;
+            int rows = pool.workerSlots() + 1;
+            slots = new double[rows * REGION_SLOTS * SLOT];
+            sp = new int[(rows + 1) * SP_STRIDE];
+        }
+
+        // ---- fib
+
+        @Override
+        long fib(int n) throws InterruptedException {
+            return pool.invokeLong(FIB, this, n);
+        }
+
+        /** FjFib.fib's shape: fork n - 1, n - 2 in place, join. */
+        static long fib(OursFork o, long n) {
+            if (n < 2) {
+                return n;
+            }
+            long h = o.pool.forkLong(FIB, o, n - 1);
+            long left = fib(o, n - 2);
+            return left + o.pool.joinLong(h);
+        }
+
+        // ---- quadrature
+
+        /** The root's parameters in row 0's slot, then its node on a worker: FJP's root task. */
+        @Override
+        double quadrature(double eps) throws InterruptedException {
+            this.eps = eps;
+            Arrays.fill(sp, 0); // every stack empty (a failed op may have left one deeper)
+            double fa = Quad.f(Quad.A);
+            double fb = Quad.f(Quad.B);
+            double fm = Quad.f((Quad.A + Quad.B) * 0.5);
+            setSlot(0, Quad.A, Quad.B, fa, fm, fb, Quad.simpson(Quad.A, Quad.B, fa, fm, fb));
+            return pool.invokeDouble(QUAD, this, quadArg(0, 0));
+        }
+
+        private void setSlot(int slot, double a, double b, double fa, double fm, double fb, double whole) {
+            int o = slot * SLOT; // plain: read by the half after the fork's offer (a release) or on this thread
+            slots[o + A] = a;
+            slots[o + B] = b;
+            slots[o + FA] = fa;
+            slots[o + FM] = fm;
+            slots[o + FB] = fb;
+            slots[o + WHOLE] = whole;
+        }
+
+        static long quadArg(int slot, int depth) {
+            return (long) depth << 32 | slot;
+        }
+
+        /** A forked node: its parameters from slot {@code (int) arg}, its depth {@code arg >>> 32}. */
+        static double quad(OursFork o, long arg) {
+            double[] s = o.slots;
+            int at = (int) arg * SLOT;
+            return quadNode(o, s[at + A], s[at + B], s[at + FA], s[at + FM], s[at + FB], s[at + WHOLE],
+                    (int) (arg >>> 32));
+        }
+
+        /**
+         * FjQuad.quad's shape: the right child forked (its parameters in the next slot of the running worker's stack,
+         * given back after the join), the left in place, {@code left + right} as every side adds them. A worker's
+         * splits nest on its call stack (a half it runs while it waits in a join ends before that join returns), so
+         * its stack is last in, first out.
+         */
+        static double quadNode(OursFork o, double a, double b, double fa, double fm, double fb, double whole,
+                               int depth) {
+            double m = (a + b) * 0.5;
+            double flm = Quad.f((a + m) * 0.5);
+            double frm = Quad.f((m + b) * 0.5);
+            double left = Quad.simpson(a, m, fa, flm, fm);
+            double right = Quad.simpson(m, b, fm, frm, fb);
+            if (Quad.leaf(left, right, whole, o.eps, depth)) {
+                return Quad.leafValue(left, right, whole);
+            }
+            int row = o.pool.currentWorkerIndex() + 1; // a half always runs on a worker: row >= 1
+            int spAt = row * SP_STRIDE;
+            int top = o.sp[spAt];
+            if (top >= REGION_SLOTS) {
+                throw new IllegalStateException("quadrature: worker row " + row + " needs more than " + REGION_SLOTS
+                        + " slots (splits nested " + top + " deep)");
+            }
+            o.sp[spAt] = top + 1; // plain: this row's only writer
+            int slot = row * REGION_SLOTS + top;
+            o.setSlot(slot, m, b, fm, frm, fb, right);
+            long h = o.pool.forkDouble(QUAD, o, quadArg(slot, depth + 1));
+            double l = quadNode(o, a, m, fa, flm, fm, left, depth + 1);
+            double r = o.pool.joinDouble(h);
+            o.sp[spAt] = top;
+            return l + r;
+        }
+
+        // ---- queens
+
+        @Override
+        long queens(int n, int splitRows) throws InterruptedException {
+            queensN = n;
+            queensFull = Queens.full(n);
+            queensSplitRows = splitRows;
+            return pool.invokeLong(QUEENS, this, Queens.pack(n, 0, 0, 0, queensFull));
+        }
+
+        static long queens(OursFork o, long node) {
+            int n = o.queensN;
+            return queensNode(o, Queens.field(node, n, 0), Queens.field(node, n, 1), Queens.field(node, n, 2),
+                    Queens.field(node, n, 3));
+        }
+
+        /** FjQueens.node's shape: the high half of the candidates forked, the low half in place. */
+        static long queensNode(OursFork o, int cols, int ld, int rd, int cand) {
+            int k = Integer.bitCount(cand);
+            if (k == 0) {
+                return 0;
+            }
+            int full = o.queensFull;
+            if (k == 1) {
+                int c = cols | cand;
+                int l = ((ld | cand) << 1) & full;
+                int r = (rd | cand) >>> 1;
+                return Integer.bitCount(c) >= o.queensSplitRows ? Queens.count(c, l, r, full)
+                        : queensNode(o, c, l, r, Queens.free(c, l, r, full));
+            }
+            int lo = Queens.lowHalf(cand);
+            long h = o.pool.forkLong(QUEENS, o, Queens.pack(o.queensN, cols, ld, rd, cand ^ lo));
+            long left = queensNode(o, cols, ld, rd, lo);
+            return left + o.pool.joinLong(h);
+        }
+
+        // ---- reduce
+
+        @Override
+        long reduce(long[] values, int leaf) throws InterruptedException {
+            this.values = values;
+            this.leaf = leaf;
+            return pool.invokeLong(SUM, this, Ours.range(0, values.length));
+        }
+
+        static long sum(OursFork o, long range) {
+            return sumOf(o, (int) (range >>> 32), (int) range);
+        }
+
+        /** FjSum.sum's shape: the right half forked, the left in place. */
+        static long sumOf(OursFork o, int lo, int hi) {
+            if (hi - lo <= o.leaf) {
+                return reduceLeaf(o.values, lo, hi);
+            }
+            int mid = (lo + hi) >>> 1;
+            long h = o.pool.forkLong(SUM, o, Ours.range(mid, hi));
+            long left = sumOf(o, lo, mid);
+            return left + o.pool.joinLong(h);
+        }
+
+        // ---- stencil
+
+        @Override
+        void stencilStep(Problem p, int parity) throws InterruptedException {
+            problem = p;
+            pool.invokeLong(STEP_ROOT, this, Ours.stepArg(parity, 1, p.size.stencilLength + 1));
+        }
+
+        static long stepRoot(OursFork o, long arg) {
+            step(o, arg);
+            return 0L;
+        }
+
+        /** FjStencil.step's shape: the right half forked, the left in place. */
+        static void step(OursFork o, long arg) {
+            int parity = (int) (arg >>> 62);
+            int lo = (int) (arg >>> 31) & Integer.MAX_VALUE;
+            int hi = (int) arg & Integer.MAX_VALUE;
+            Problem p = o.problem;
+            if (hi - lo <= p.size.stencilLeaf) {
+                stencilLeaf(p.stencilSource(parity), p.stencilTarget(parity), lo, hi);
+                return;
+            }
+            int mid = (lo + hi) >>> 1;
+            long h = o.pool.fork(STEP, o, Ours.stepArg(parity, mid, hi));
+            step(o, Ours.stepArg(parity, lo, mid));
+            o.pool.join(h);
+        }
+
+        // ---- matmul
+
+        @Override
+        void matmul(Problem p) throws InterruptedException {
+            problem = p;
+            int n = p.size.matN;
+            pool.invokeLong(MAT_ROOT, this, Ours.matArg(NODE, 0, 0, 0, n));
+        }
+
+        static final int NODE = 0;
+
+        static long matRoot(OursFork o, long arg) {
+            mat(o, arg);
+            return 0L;
+        }
+
+        /** A forked node, pair or quadrant, from its long ({@link Ours#matArg}). */
+        static void mat(OursFork o, long arg) {
+            int kind = (int) (arg >>> 60);
+            int h = (int) (arg >>> 39) & 0x1FFFFF;
+            int i = (int) (arg >>> 26) & 0x1FFF;
+            int j = (int) (arg >>> 13) & 0x1FFF;
+            int k = (int) arg & 0x1FFF;
+            switch (kind) {
+                case NODE -> matNode(o, i, j, k, h);
+                case Ours.PAIR -> matPair(o, i, j, k, h);
+                default -> matQuadrant(o, i, j, k, h);
+            }
+        }
+
+        /** FjMat.node's shape: the bottom pair forked, the top pair in place. */
+        static void matNode(OursFork o, int i, int j, int k, int s) {
+            Problem p = o.problem;
+            if (s <= p.size.matBlock) {
+                matKernel(p.matA, p.matB, p.matC, p.size.matN, i, j, k, s);
+                return;
+            }
+            int h = s >>> 1;
+            long hd = o.pool.fork(MAT, o, Ours.matArg(Ours.PAIR, i + h, j, k, h));
+            matPair(o, i, j, k, h);
+            o.pool.join(hd);
+        }
+
+        /** FjMat.pair's shape: the right quadrant forked, the left in place. */
+        static void matPair(OursFork o, int i, int j, int k, int h) {
+            long hd = o.pool.fork(MAT, o, Ours.matArg(Ours.QUADRANT, i, j + h, k, h));
+            matQuadrant(o, i, j, k, h);
+            o.pool.join(hd);
+        }
+
+        static void matQuadrant(OursFork o, int i, int j, int k, int h) {
+            matNode(o, i, j, k, h);
+            matNode(o, i, j, k + h, h);
         }
     }
 }

@@ -77,7 +77,7 @@ public final class Mem {
     // access. Used only where that is argued at the use (native-notes/FFM.md, "Raw addresses"): accesses by the
     // pool's own workers to blocks freed after every worker has been joined (WorkDeque's owner and thief
     // operations; a worker's own counters, run word, local RingQueue push and pop, LifoSlot's empty test, and its
-    // per-pop looks at the idle mask and the space waiters),
+    // per-pop looks at the idle mask and the space waiters, and the demand check of its joins and forks),
     // and a carrying BoundedRing's push and pop, which run only while the task is accepted or on a worker.
     public static long getLongPlainAt(long address) { return (long) LONG.get(ALL, address); }
     public static void setLongPlainAt(long address, long v) { LONG.set(ALL, address, v); }

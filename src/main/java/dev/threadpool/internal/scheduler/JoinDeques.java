@@ -198,6 +198,8 @@ public final class JoinDeques implements AutoCloseable {
 
     private final WorkDeque[] deques;
     private final MemorySegment words;
+    /** words' address when {@link Mem#RAW}, else 0: for {@link #waitersOnWorker}. */
+    private final long wordsBase;
     private final int framesPerWorker;
     /** log2 of {@link #framesPerWorker}: a frame's worker is {@code idx >>> framesShift}. */
     private final int framesShift;
@@ -244,6 +246,7 @@ public final class JoinDeques implements AutoCloseable {
         this.framesShift = Integer.numberOfTrailingZeros(framesPerWorker);
         int frames = workers * framesPerWorker;
         this.words = memory.allocate("join frame words", Layout.wordsLength(frames));
+        this.wordsBase = Mem.RAW ? words.address() : 0L;
         this.argsOffset = Layout.argsOffset(frames);
         this.forksOffset = Layout.forksOffset(frames);
         this.resultsOffset = Layout.resultsOffset(frames);
@@ -589,6 +592,15 @@ public final class JoinDeques implements AutoCloseable {
     /** Owners waiting with nothing to help with now: opaque, a hint (class comment, "Demand"). */
     public long waiters() {
         return Mem.getLongOpaque(words, Layout.WAITERS_OFFSET);
+    }
+
+    /**
+     * {@link #waiters()} by raw address, for the demand check of a worker's join or fork (as
+     * {@code WakeCoalescer.searchersOnWorker}): the block is freed after every worker has been joined. Only on the
+     * pool's workers.
+     */
+    public long waitersOnWorker() {
+        return Mem.getLongOpaqueAt(words, wordsBase, Layout.WAITERS_OFFSET); // opaque: a hint, as waiters()
     }
 
     /** Whether worker {@code v}'s deque holds an entry (volatile loads of top and bottom). */

@@ -788,7 +788,8 @@ final class Joining {
                     + " from submitWaitable is awaited with await)");
         }
         return new IllegalStateException(method + " of fork handle " + ForkStack.describe(h) + " from a thread that"
-                + " is not one of this pool's workers: a fork is joined by the worker, and in the code, that forked it");
+                + " is not one of this pool's workers: a fork is joined by the worker, and in the code, that forked"
+                + " it");
     }
 
     /** The exception for a fork from a thread that is not one of this pool's workers. */
@@ -804,9 +805,9 @@ final class Joining {
      * only when a worker starts or ends a search, a park or such a wait; hints, not a handshake.
      */
     private boolean wanted() {
-        return searching.searchers() != 0 // opaque: pairs with nothing (a miss costs parallelism only)
+        return searching.searchersOnWorker() != 0 // opaque: pairs with nothing (a miss costs parallelism only)
                 || (parking.idleMaskHintOnWorker() & stealers) != 0 // opaque: a parked stealer, woken by the offer
-                || joins.waiters() != 0; // opaque
+                || joins.waitersOnWorker() != 0; // opaque
     }
 
     /** The join's exception: a join failure passing through is rethrown as it is; else a new one. */

@@ -89,11 +89,14 @@ public final class WakeCoalescer {
     }
 
     private final MemorySegment seg;
+    /** seg's address when {@link Mem#RAW}, else 0: for {@link #searchersOnWorker}. */
+    private final long base;
     private final ParkingLot parking;
     private final int batch;
 
     public WakeCoalescer(PoolMemory memory, ParkingLot parking, int wakeCoalesceBatch) {
         this.seg = memory.allocate("wake coalescer", Layout.LENGTH);
+        this.base = Mem.RAW ? seg.address() : 0L;
         this.parking = parking;
         this.batch = wakeCoalesceBatch;
     }
@@ -117,6 +120,16 @@ public final class WakeCoalescer {
      */
     public long searchers() {
         return Mem.getLongOpaque(seg, Layout.SEARCHING_OFFSET);
+    }
+
+    /**
+     * {@link #searchers()} by raw address, for the demand check of a worker's join or fork (once per join or fork
+     * below the eager levels, inlined into the user's recursion by the fork): the same opaque load without the
+     * segment's liveness and bounds checks (native-notes/FFM.md, "Raw addresses": the block is freed after every
+     * worker has been joined). Only on the pool's workers.
+     */
+    public long searchersOnWorker() {
+        return Mem.getLongOpaqueAt(seg, base, Layout.SEARCHING_OFFSET); // opaque: pairs with nothing (a hint)
     }
 
     /**
