@@ -917,8 +917,8 @@ public final class ThreadPool implements AutoCloseable {
      * Runs {@code fn.applyAsLong(ctx, arg)} on this pool and returns its result: the entry point of a computation
      * that forks (ForkJoinPool's {@code invoke}). On a worker of this pool it is simply called here; from any other
      * thread it is handed to the pool as one task (admission and a descriptor as for {@link #submit(Runnable)},
-     * waiting while the pool is full; the hand-over allocates its task object and {@code WaitGroup}) and the caller
-     * waits for it. Forks the function leaves open are joined before it returns, as a task's are.
+     * waiting while the pool is full; the hand-over object and its {@code WaitGroup} are made once per calling thread
+     * and reused, as an outside {@code join}'s are) and the caller waits for it. Forks the function leaves open are joined before it returns, as a task's are.
      *
      * @param fn  the function (not null)
      * @param ctx its first argument, any object or null

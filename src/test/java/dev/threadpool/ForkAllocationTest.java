@@ -162,6 +162,46 @@ class ForkAllocationTest {
         }
     }
 
+    /**
+     * An outside caller's {@code invokeLong}, {@code invokeDouble} and {@code invoke}, one after the other and
+     * mixed with outside joins, share the thread's kept hand-over (Joining.outsideCalls): after a warm-up the calling
+     * thread allocates under 64 bytes a call (the JDK's queue node when its wait blocks), against about 1.1 KB when
+     * each call made its task object and {@code WaitGroup}. Each call's result is checked.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("dev.threadpool.TestSupport#poolVariants")
+    @Timeout(120)
+    void anOutsideCallersInvokeReusesItsHandOver(PoolVariant v) throws Exception {
+        var mx = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        Assumptions.assumeTrue(mx.isThreadAllocatedMemorySupported() && mx.isThreadAllocatedMemoryEnabled());
+        try (ThreadPool pool = TestSupport.track(ThreadPool.create(v.builder().maxThreads(2).daemon(true).build()))) {
+            Tree tree = new Tree(pool);
+            int leaves = 16;
+            int rounds = 1_000;
+            for (int i = 0; i < rounds; i++) { // warm
+                invokeEachForm(pool, tree, leaves);
+            }
+            long before = mx.getCurrentThreadAllocatedBytes();
+            for (int i = 0; i < rounds; i++) {
+                invokeEachForm(pool, tree, leaves);
+            }
+            long allocated = mx.getCurrentThreadAllocatedBytes() - before;
+            long calls = 4L * rounds;
+            assertEquals(2L * calls * leaves, tree.leaves.get(), "every leaf of every call ran once");
+            assertTrue(allocated < 64L * calls, v + ": the outside caller allocated " + allocated + " bytes for "
+                    + calls + " calls (" + (double) allocated / calls + " B a call)");
+        }
+    }
+
+    /** One outside invokeLong, invokeDouble, invoke and join of {@code leaves} leaves each, results checked. */
+    private static void invokeEachForm(ThreadPool pool, Tree tree, int leaves) throws InterruptedException {
+        long r = Tree.range(0, leaves);
+        assertEquals(leaves, pool.invokeLong(Tree::count, tree, r));
+        assertEquals(leaves * 0.5, pool.invokeDouble(Tree::area, tree, r));
+        assertTrue(pool.invoke(Tree::shared, tree, r) == Tree.SHARED, "invoke's result");
+        pool.join(Tree::visit, tree, Tree.range(0, leaves / 2), Tree.range(leaves / 2, leaves));
+    }
+
     /** Runs {@code body} as a waitable task of {@code pool} (so on a worker), awaits it and rethrows its failure. */
     private static void onWorker(ThreadPool pool, Runnable body) throws InterruptedException {
         AtomicReference<Throwable> failure = new AtomicReference<>();

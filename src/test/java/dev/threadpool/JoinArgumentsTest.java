@@ -323,7 +323,7 @@ class JoinArgumentsTest {
 
     /**
      * An outside caller's hand-over allocates nothing after its first: its pair and the pair's WaitGroup are kept
-     * for its next outside join on the pool (Joining.outsidePairs). What remains is the JDK's queue node when the
+     * for its next outside join on the pool (Joining.outsideCalls). What remains is the JDK's queue node when the
      * caller's await parks (about 32 bytes; the pool's blocking waits all pay it), so the bound is 64 bytes a call,
      * where a new pair and WaitGroup per call were over 1,000 (1,096 on 2 CPUs, 16 KiB on 64).
      */

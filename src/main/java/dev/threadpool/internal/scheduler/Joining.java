@@ -29,7 +29,7 @@ import java.util.function.ObjLongConsumer;
  *                 pop back: take() == idx ? free the frame, run right inline at depth d
  *                                         : stolen -> wait for it (helping, at depth d + 1), then its failure
  *                 both failed? TaskFailedException(first = left's, right's suppressed)
- *   elsewhere:    the pair as one detached task (ExternalJoin) that joins on a worker; wait on its WaitGroup
+ *   elsewhere:    the pair as one detached task (ExternalCall) that joins on a worker; wait on its WaitGroup
  *   thieves:      idle workers (WorkerLoop.turn after scheduler.next found nothing), helpers (helpNext) and
  *                 waiting owners (joinBoth) steal from a join deque's top: markStolen, run, complete
  * </pre>
@@ -944,7 +944,7 @@ final class Joining {
 
     /**
      * The outside hand-over of either form. The caller's pair object and its WaitGroup are reused by its next
-     * outside join on this pool ({@link #outsidePairs}), so a thread that joins from outside again and again
+     * outside join or invoke on this pool ({@link #outsideCalls}), so a thread that joins from outside again and again
      * allocates nothing for the hand-over after its first (a WaitGroup is reusable once back at zero, and the
      * pool's last touch of the pair is that group's done); a blocking await still queues the JDK's node for the
      * caller, as every blocking wait of the pool does. A pair the pool may still hold (the caller was
@@ -954,36 +954,9 @@ final class Joining {
      */
     private void joinFromOutside(Submission submission, Runnable left, Runnable right, ObjLongConsumer<Object> fn,
             Object ctx, long l, long r) throws InterruptedException {
-        ExternalJoin pair = outsidePairs.get();
-        boolean kept = true;
-        if (pair == null) {
-            pair = new ExternalJoin();
-            outsidePairs.set(pair);
-        } else if (pair.joining != null) {
-            // armed: this thread is inside an outside join of this pool already, helping another pool it is a
-            // worker of while it waits (WaitGroup.await), and that pool's task joins here again: one of its own
-            pair = new ExternalJoin();
-            kept = false;
-        }
-        pair.arm(this, left, right, fn, ctx, l, r);
-        try {
-            submission.submit(null, Slots.NO_SUBMITTER, pair, 0, pair.ended, WaitMode.UNBOUNDED, Long.MAX_VALUE);
-        } catch (RuntimeException | Error e) {
-            if (pair.ended.pending() == 0) {
-                pair.disarm(); // refused, its group back at zero: unused, kept for the next join
-            } else if (kept) {
-                outsidePairs.remove();
-            }
-            throw e;
-        }
-        try {
-            pair.ended.await(); // not a worker of this pool: blocks (or helps a pool it is a worker of)
-        } catch (InterruptedException e) {
-            if (kept) {
-                outsidePairs.remove(); // the pair runs on: the pool still holds it
-            }
-            throw e;
-        }
+        ExternalCall pair = outsideCall();
+        pair.armPair(this, left, right, fn, ctx, l, r);
+        handOver(submission, pair);
         // plain: the worker wrote them before the group's done, which our await observed
         boolean ran = pair.ran;
         Throwable f = pair.failure;
@@ -998,43 +971,102 @@ final class Joining {
     }
 
     /**
-     * Each outside caller's {@link ExternalJoin}, reused from one of its joins on this pool to the next. Between
-     * joins the pair holds no reference to the pool, the halves or their context ({@link ExternalJoin#disarm}), so
-     * the thread's map keeps nothing of a closed pool alive but the idle pair itself, which goes with the map's
-     * stale entry.
+     * The calling thread's hand-over for an outside join or invoke on this pool: the one it keeps
+     * ({@link #outsideCalls}), or a new one, not kept, when that one is armed: this thread is inside an outside call
+     * of this pool already, helping another pool it is a worker of while it waits (WaitGroup.await), and that pool's
+     * task calls in here again.
      */
-    private final ThreadLocal<ExternalJoin> outsidePairs = new ThreadLocal<>();
+    private ExternalCall outsideCall() {
+        ExternalCall call = outsideCalls.get();
+        if (call == null) {
+            call = new ExternalCall();
+            outsideCalls.set(call);
+        } else if (call.joining != null) {
+            call = new ExternalCall();
+        }
+        return call;
+    }
 
     /**
-     * The pair handed over by an outside caller: two {@code Runnable}s, or a function, its context and two longs.
-     * Armed by its caller before each hand-over and disarmed after ({@code joining} non-null exactly while armed);
-     * all fields plain and touched by its caller's thread only, but for the run: the submission publishes them to
-     * the worker, the group's done publishes the outcome back.
+     * Submits the armed {@code call} as one detached task and waits for its end; on return it ran or was swept
+     * ({@code ran}, {@code failure} and its outcome to read, still armed). A refused submit disarms it (its group back
+     * at zero: unused) and rethrows; a call the pool still holds (an interrupted wait, a submit that failed after
+     * acceptance) is no longer kept for the thread's next call.
      */
-    private static final class ExternalJoin implements Runnable {
+    private void handOver(Submission submission, ExternalCall call) throws InterruptedException {
+        boolean kept = outsideCalls.get() == call;
+        try {
+            submission.submit(null, Slots.NO_SUBMITTER, call, 0, call.ended, WaitMode.UNBOUNDED, Long.MAX_VALUE);
+        } catch (RuntimeException | Error e) {
+            if (call.ended.pending() == 0) {
+                call.disarm(); // refused, its group back at zero: unused, kept for the next call
+            } else if (kept) {
+                outsideCalls.remove();
+            }
+            throw e;
+        }
+        try {
+            call.ended.await(); // not a worker of this pool: blocks (or helps a pool it is a worker of)
+        } catch (InterruptedException e) {
+            if (kept) {
+                outsideCalls.remove(); // the call runs on: the pool still holds it
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * Each outside caller's {@link ExternalCall}, reused from one of its joins or invokes on this pool to the next.
+     * Between calls it holds no reference to the pool, the halves, the function or their context
+     * ({@link ExternalCall#disarm}), so the thread's map keeps nothing of a closed pool alive but the idle call
+     * itself, which goes with the map's stale entry.
+     */
+    private final ThreadLocal<ExternalCall> outsideCalls = new ThreadLocal<>();
+
+    /**
+     * What an outside caller hands over: a join's pair (two {@code Runnable}s, or a function, its context and two
+     * longs) or an invoke's typed call (its form, function, context marker and long). Armed by its caller before
+     * each hand-over and disarmed after ({@code joining} non-null exactly while armed); all fields plain and touched
+     * by its caller's thread only, but for the run: the submission publishes them to the worker, the group's done
+     * publishes the outcome back.
+     */
+    private static final class ExternalCall implements Runnable {
+        /** {@link #form} of a join's pair; an invoke's is its ForkStack form. */
+        static final int PAIR = -1;
         Joining joining;
+        int form;
         Runnable left;
         Runnable right;
-        ObjLongConsumer<Object> fn;
+        /** A pair's ObjLongConsumer (or null), an invoke's function. */
+        Object fn;
         Object ctx;
+        /** A pair's two longs; an invoke's argument in {@code l}. */
         long l;
         long r;
         final WaitGroup ended = new WaitGroup();
-        /** Plain; published by the WaitGroup's done after the run, observed by the caller's await. */
+        /** Plain, all four; published by the WaitGroup's done after the run, observed by the caller's await. */
         Throwable failure;
         boolean ran;
+        long bits;
+        Object result;
 
-        void arm(Joining joining, Runnable left, Runnable right, ObjLongConsumer<Object> fn, Object ctx, long l,
+        void armPair(Joining joining, Runnable left, Runnable right, ObjLongConsumer<Object> fn, Object ctx, long l,
                 long r) {
-            this.joining = joining;
+            arm(joining, PAIR, fn, ctx, l);
             this.left = left;
             this.right = right;
+            this.r = r;
+        }
+
+        void arm(Joining joining, int form, Object fn, Object ctx, long l) {
+            this.joining = joining;
+            this.form = form;
             this.fn = fn;
             this.ctx = ctx;
             this.l = l;
-            this.r = r;
             this.failure = null;
             this.ran = false;
+            this.bits = 0L;
         }
 
         void disarm() {
@@ -1044,21 +1076,29 @@ final class Joining {
             fn = null;
             ctx = null;
             failure = null;
+            result = null;
         }
 
         @Override
+        @SuppressWarnings("unchecked")
         public void run() {
             ran = true;
             WorkerThread self = (WorkerThread) Thread.currentThread();
             int top = self.forkTop;
             try {
                 // accepted already: a shutdown that began since does not refuse it
-                joining.joinBoth(self, left, right, fn, ctx, l, r);
+                if (form == PAIR) {
+                    joining.joinBoth(self, left, right, (ObjLongConsumer<Object>) fn, ctx, l, r);
+                } else if (form == ForkStack.OBJECT) {
+                    result = callObject(fn, ctx, l);
+                } else {
+                    bits = call(form, fn, ctx, l);
+                }
             } catch (Throwable t) {
                 failure = t; // kept for the caller, not the pool's error reporting
             }
             if (self.forkTop != top) {
-                failure = joining.settle(self, top, failure); // forks a half left open: the caller's failure too
+                failure = joining.settle(self, top, failure); // forks it left open: the caller's failure too
             }
         }
     }
@@ -1099,23 +1139,46 @@ final class Joining {
     }
 
     /**
-     * {@code invoke*} from a thread that is not one of this pool's workers: the call goes to the pool as one detached
-     * task (admission and a descriptor as for {@code submit}, waiting while the pool is full), and the caller waits for
+     * {@code invokeLong} or {@code invokeDouble} ({@code form}) from a thread that is not one of this pool's
+     * workers: the call goes to the pool as one detached task (admission and a descriptor as for {@code submit},
+     * waiting while the pool is full) in the thread's kept hand-over ({@link #outsideCall}), and the caller waits for
      * it. Interrupted, the caller leaves with {@link InterruptedException} and the call runs on. Swept by
-     * {@code shutdown(CANCEL_PENDING)} before it started: {@link TaskCancelledException}. Allocates its task object and
-     * WaitGroup; returns the ended call, whose {@code bits} or {@code result} the caller reads.
+     * {@code shutdown(CANCEL_PENDING)} before it started: {@link TaskCancelledException}. Returns the result's bits.
+     * Allocates nothing once the thread has called in before, but the JDK's queue node when its wait blocks.
      */
-    ExternalInvoke invokeFromOutside(Submission submission, int form, Object fn, Object ctx, long arg)
+    long invokeFromOutside(Submission submission, int form, Object fn, Object ctx, long arg)
             throws InterruptedException {
-        ExternalInvoke call = new ExternalInvoke(form, fn, ctx, arg, this);
-        submission.submit(null, Slots.NO_SUBMITTER, call, 0, call.ended, WaitMode.UNBOUNDED, Long.MAX_VALUE);
-        call.ended.await(); // not a worker of this pool: blocks
+        ExternalCall call = invokeOutside(submission, form, fn, ctx, arg);
+        long bits = call.bits;
+        call.disarm();
+        return bits;
+    }
+
+    /** {@code invoke} (an object result) from a thread that is not one of this pool's workers: as above. */
+    Object invokeObjectFromOutside(Submission submission, Object fn, Object ctx, long arg)
+            throws InterruptedException {
+        ExternalCall call = invokeOutside(submission, ForkStack.OBJECT, fn, ctx, arg);
+        Object result = call.result;
+        call.disarm(); // the pool keeps no result
+        return result;
+    }
+
+    /** The hand-over of both: the call ran and did not throw (else the exception, the call disarmed); still armed. */
+    private ExternalCall invokeOutside(Submission submission, int form, Object fn, Object ctx, long arg)
+            throws InterruptedException {
+        ExternalCall call = outsideCall();
+        call.arm(this, form, fn, ctx, arg);
+        handOver(submission, call);
+        // plain: the worker wrote them before the group's done, which our await observed
         if (!call.ran) {
+            call.disarm();
             throw new TaskCancelledException("invoke: the call was cancelled by shutdown(CANCEL_PENDING) before it"
                     + " started");
         }
         if (call.failure != null) {
-            throw invokeFailure(call.failure);
+            Throwable f = call.failure;
+            call.disarm();
+            throw invokeFailure(f);
         }
         return call;
     }
@@ -1128,49 +1191,6 @@ final class Joining {
     /** The context marker of a function's context: {@link QueueEntry#NULL_CTX} for null. */
     static Object marker(Object ctx) {
         return ctx != null ? ctx : QueueEntry.NULL_CTX;
-    }
-
-    /** A typed call handed over by an outside caller: its function, context marker, long, and its outcome. */
-    static final class ExternalInvoke implements Runnable {
-        final int form;
-        final Object fn;
-        final Object ctx;
-        final long arg;
-        final Joining joining;
-        final WaitGroup ended = new WaitGroup();
-        /** Plain, all four; published by the WaitGroup's done after the run, observed by the caller's await. */
-        long bits;
-        Object result;
-        Throwable failure;
-        boolean ran;
-
-        ExternalInvoke(int form, Object fn, Object ctx, long arg, Joining joining) {
-            this.form = form;
-            this.fn = fn;
-            this.ctx = ctx;
-            this.arg = arg;
-            this.joining = joining;
-        }
-
-        @Override
-        public void run() {
-            ran = true;
-            WorkerThread self = (WorkerThread) Thread.currentThread();
-            int top = self.forkTop;
-            try {
-                // accepted already: a shutdown that began since does not refuse it
-                if (form == ForkStack.OBJECT) {
-                    result = callObject(fn, ctx, arg);
-                } else {
-                    bits = call(form, fn, ctx, arg);
-                }
-            } catch (Throwable t) {
-                failure = t; // kept for the caller, not the pool's error reporting
-            }
-            if (self.forkTop != top) {
-                failure = joining.settle(self, top, failure);
-            }
-        }
     }
 
     // ---- white-box hooks for tests in this package ----------------------------------------------------------

@@ -467,14 +467,14 @@ public final class PoolCore {
     public long invokeLong(Object fn, Object ctx, long arg) throws InterruptedException {
         WorkerThread self = currentWorker();
         return self != null ? joining.invoke(self, ForkStack.LONG, fn, Joining.marker(ctx), arg)
-                : joining.invokeFromOutside(submission, ForkStack.LONG, fn, Joining.marker(ctx), arg).bits;
+                : joining.invokeFromOutside(submission, ForkStack.LONG, fn, Joining.marker(ctx), arg);
     }
 
     /** {@code invokeDouble(fn, ctx, arg)}: as {@link #invokeLong}. */
     public double invokeDouble(Object fn, Object ctx, long arg) throws InterruptedException {
         WorkerThread self = currentWorker();
         long bits = self != null ? joining.invoke(self, ForkStack.DOUBLE, fn, Joining.marker(ctx), arg)
-                : joining.invokeFromOutside(submission, ForkStack.DOUBLE, fn, Joining.marker(ctx), arg).bits;
+                : joining.invokeFromOutside(submission, ForkStack.DOUBLE, fn, Joining.marker(ctx), arg);
         return Double.longBitsToDouble(bits);
     }
 
@@ -482,7 +482,7 @@ public final class PoolCore {
     public Object invoke(Object fn, Object ctx, long arg) throws InterruptedException {
         WorkerThread self = currentWorker();
         if (self == null) {
-            return joining.invokeFromOutside(submission, ForkStack.OBJECT, fn, Joining.marker(ctx), arg).result;
+            return joining.invokeObjectFromOutside(submission, fn, Joining.marker(ctx), arg);
         }
         joining.invoke(self, ForkStack.OBJECT, fn, Joining.marker(ctx), arg);
         ForkStack s = self.forks;
