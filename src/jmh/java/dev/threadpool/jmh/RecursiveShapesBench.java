@@ -1452,18 +1452,7 @@ public class RecursiveShapesBench implements Fairness.Comparison {
      * {@code invoke} of a root task.
      */
     static final class OursFork extends Side {
-        /** Slots per worker stack (one per nested split) and doubles per slot (one 64-byte line). */
-        static final int REGION_SLOTS = 1024;
-        static final int SLOT = 8;
-        /** ints per stack-pointer row: 128 bytes, no two workers on a line pair. */
-        static final int SP_STRIDE = 32;
-        /** A slot's fields: the node's interval, f at its ends and middle, its Simpson estimate. */
-        static final int A = 0;
-        static final int B = 1;
-        static final int FA = 2;
-        static final int FM = 3;
-        static final int FB = 4;
-        static final int WHOLE = 5;
+        // the slot stacks' sizes and a slot's fields: Ours' (REGION_SLOTS, SLOT, SP_STRIDE, A .. WHOLE)
 
         static final ObjLongToLongFunction<OursFork> FIB = OursFork::fib;
         static final ObjLongToDoubleFunction<OursFork> QUAD = OursFork::quad;
@@ -1490,8 +1479,8 @@ public class RecursiveShapesBench implements Fairness.Comparison {
         OursFork(ThreadPool pool) {
             this.pool = pool;
             int rows = pool.workerSlots() + 1;
-            slots = new double[rows * REGION_SLOTS * SLOT];
-            sp = new int[(rows + 1) * SP_STRIDE];
+            slots = new double[rows * Ours.REGION_SLOTS * Ours.SLOT];
+            sp = new int[(rows + 1) * Ours.SP_STRIDE];
         }
 
         // ---- fib
@@ -1526,13 +1515,13 @@ public class RecursiveShapesBench implements Fairness.Comparison {
         }
 
         private void setSlot(int slot, double a, double b, double fa, double fm, double fb, double whole) {
-            int o = slot * SLOT; // plain: read by the half after the fork's offer (a release) or on this thread
-            slots[o + A] = a;
-            slots[o + B] = b;
-            slots[o + FA] = fa;
-            slots[o + FM] = fm;
-            slots[o + FB] = fb;
-            slots[o + WHOLE] = whole;
+            int o = slot * Ours.SLOT; // plain: read by the half after the fork's offer (a release) or on this thread
+            slots[o + Ours.A] = a;
+            slots[o + Ours.B] = b;
+            slots[o + Ours.FA] = fa;
+            slots[o + Ours.FM] = fm;
+            slots[o + Ours.FB] = fb;
+            slots[o + Ours.WHOLE] = whole;
         }
 
         static long quadArg(int slot, int depth) {
@@ -1542,9 +1531,9 @@ public class RecursiveShapesBench implements Fairness.Comparison {
         /** A forked node: its parameters from slot {@code (int) arg}, its depth {@code arg >>> 32}. */
         static double quad(OursFork o, long arg) {
             double[] s = o.slots;
-            int at = (int) arg * SLOT;
-            return quadNode(o, s[at + A], s[at + B], s[at + FA], s[at + FM], s[at + FB], s[at + WHOLE],
-                    (int) (arg >>> 32));
+            int at = (int) arg * Ours.SLOT;
+            return quadNode(o, s[at + Ours.A], s[at + Ours.B], s[at + Ours.FA], s[at + Ours.FM], s[at + Ours.FB],
+                    s[at + Ours.WHOLE], (int) (arg >>> 32));
         }
 
         /**
@@ -1564,14 +1553,14 @@ public class RecursiveShapesBench implements Fairness.Comparison {
                 return Quad.leafValue(left, right, whole);
             }
             int row = o.pool.currentWorkerIndex() + 1; // a half always runs on a worker: row >= 1
-            int spAt = row * SP_STRIDE;
+            int spAt = row * Ours.SP_STRIDE;
             int top = o.sp[spAt];
-            if (top >= REGION_SLOTS) {
-                throw new IllegalStateException("quadrature: worker row " + row + " needs more than " + REGION_SLOTS
-                        + " slots (splits nested " + top + " deep)");
+            if (top >= Ours.REGION_SLOTS) {
+                throw new IllegalStateException("quadrature: worker row " + row + " needs more than "
+                        + Ours.REGION_SLOTS + " slots (splits nested " + top + " deep)");
             }
             o.sp[spAt] = top + 1; // plain: this row's only writer
-            int slot = row * REGION_SLOTS + top;
+            int slot = row * Ours.REGION_SLOTS + top;
             o.setSlot(slot, m, b, fm, frm, fb, right);
             long h = o.pool.forkDouble(QUAD, o, quadArg(slot, depth + 1));
             double l = quadNode(o, a, m, fa, flm, fm, left, depth + 1);
