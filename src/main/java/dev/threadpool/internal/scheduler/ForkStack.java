@@ -69,10 +69,17 @@ final class ForkStack {
     /** Forks this worker made: the sequence of the next handle. */
     long seq;
     /**
-     * {@code joinObject}'s result on its way from {@link Joining#joinFork} to the caller, who clears it (so no
-     * result stays reachable from the pool).
+     * An {@code OBJECT} result on its way from {@link Joining#joinFork} or {@link Joining#invoke} to the caller, who
+     * takes it with {@link #takeResult} (so no result stays reachable from the pool).
      */
     Object result;
+
+    /** {@link #result}, cleared. */
+    Object takeResult() {
+        Object r = result;
+        result = null;
+        return r;
+    }
 
     int capacity() {
         return handles.length;

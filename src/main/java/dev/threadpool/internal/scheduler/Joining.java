@@ -612,10 +612,13 @@ final class Joining {
     /** {@link #joinFork} of an {@code OBJECT} fork: its result, which the pool then no longer references. */
     Object joinObject(WorkerThread self, long h) {
         joinFork(self, h, ForkStack.OBJECT);
-        ForkStack s = self.forks;
-        Object r = s.result;
-        s.result = null;
-        return r;
+        return self.forks.takeResult();
+    }
+
+    /** {@link #invoke} of an {@code OBJECT} function on worker {@code self}: its result, no longer referenced. */
+    Object invokeObject(WorkerThread self, Object fn, Object ctx, long arg) {
+        invoke(self, ForkStack.OBJECT, fn, ctx, arg);
+        return self.forks.takeResult();
     }
 
     /**
@@ -1134,7 +1137,7 @@ final class Joining {
         if (failure != null) {
             throw invokeFailure(failure);
         }
-        s.result = result; // the caller takes it (PoolCore.invoke)
+        s.result = result; // the caller takes it (invokeObject)
         return bits;
     }
 

@@ -481,14 +481,8 @@ public final class PoolCore {
     /** {@code invoke(fn, ctx, arg)} of an {@code ObjLongFunction}: as {@link #invokeLong}. */
     public Object invoke(Object fn, Object ctx, long arg) throws InterruptedException {
         WorkerThread self = currentWorker();
-        if (self == null) {
-            return joining.invokeObjectFromOutside(submission, fn, Joining.marker(ctx), arg);
-        }
-        joining.invoke(self, ForkStack.OBJECT, fn, Joining.marker(ctx), arg);
-        ForkStack s = self.forks;
-        Object r = s.result;
-        s.result = null; // the pool keeps no result
-        return r;
+        return self != null ? joining.invokeObject(self, fn, Joining.marker(ctx), arg)
+                : joining.invokeObjectFromOutside(submission, fn, Joining.marker(ctx), arg);
     }
 
     /** The calling worker of this pool, for a fork; from any other thread IllegalStateException. */
