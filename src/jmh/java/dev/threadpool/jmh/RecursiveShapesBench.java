@@ -1108,6 +1108,55 @@ public class RecursiveShapesBench implements Fairness.Comparison {
     }
 
     /**
+     * What both forms of ours share: the pool, the op's parameters (set by the caller before its join or invoke,
+     * published by the hand-over) and the quadrature's per-worker stacks of node slots, one row per worker index + 1
+     * (row 0 the outside caller's or the root's), with the depth of each in {@link #sp}.
+     */
+    abstract static class OursSide extends Side {
+        /** ints per stack-pointer row: 128 bytes, no two workers on a line pair. */
+        static final int SP_STRIDE = 32;
+        /** Node slots per worker stack, and doubles per slot (one 64-byte line). */
+        static final int REGION_SLOTS = 1024;
+        static final int SLOT = 8;
+        /** A slot's fields: the node's interval, f at its ends and middle, its Simpson estimate. */
+        static final int A = 0;
+        static final int B = 1;
+        static final int FA = 2;
+        static final int FM = 3;
+        static final int FB = 4;
+        static final int WHOLE = 5;
+
+        final ThreadPool pool;
+        final double[] slots;
+        final int[] sp;
+        double eps;
+        int queensN;
+        int queensFull;
+        int queensSplitRows;
+        long[] values;
+        int leaf;
+        Problem problem;
+
+        OursSide(ThreadPool pool) {
+            this.pool = pool;
+            int rows = pool.workerSlots() + 1;
+            slots = new double[rows * REGION_SLOTS * SLOT];
+            sp = new int[(rows + 1) * SP_STRIDE];
+        }
+
+        /** Slot {@code slot}'s node: plain, read by the half after its hand-over (a join's or fork's offer). */
+        void setSlot(int slot, double a, double b, double fa, double fm, double fb, double whole) {
+            int o = slot * SLOT;
+            slots[o + A] = a;
+            slots[o + B] = b;
+            slots[o + FA] = fa;
+            slots[o + FM] = fm;
+            slots[o + FB] = fb;
+            slots[o + WHOLE] = whole;
+        }
+    }
+
+    /**
      * Ours with {@code join(fn, ctx, left, right)}: this object is every join's context, each function static and
      * non-capturing (one constant object each), each half's node packed in its {@code long}, so a split allocates
      * nothing on a worker. Results, since the API returns none:
@@ -1121,20 +1170,10 @@ public class RecursiveShapesBench implements Fairness.Comparison {
      * Every half runs on a worker (from outside, the root pair is handed over as one task), so a row's writer is its
      * worker alone, and the caller's reads follow its join's return.
      */
-    static final class Ours extends Side {
-        /** longs per accumulator row and ints per stack-pointer row: 128 bytes, no two workers on a line pair. */
+    static final class Ours extends OursSide {
+        /** longs per accumulator row: 128 bytes, no two workers on a line pair. */
         static final int ACC_STRIDE = 16;
-        static final int SP_STRIDE = 32;
-        /** Node slots per worker stack (two per nested split), and doubles per slot (one 64-byte line). */
-        static final int REGION_SLOTS = 1024;
-        static final int SLOT = 8;
-        /** A slot's fields: the node's interval, f at its ends and middle, its Simpson estimate, its result. */
-        static final int A = 0;
-        static final int B = 1;
-        static final int FA = 2;
-        static final int FM = 3;
-        static final int FB = 4;
-        static final int WHOLE = 5;
+        /** A slot's field beyond OursSide's: the node's result (two slots per nested split here). */
         static final int RESULT = 6;
 
         static final ObjLongConsumer<Ours> FIB = Ours::fib;
@@ -1144,27 +1183,13 @@ public class RecursiveShapesBench implements Fairness.Comparison {
         static final ObjLongConsumer<Ours> STEP = Ours::step;
         static final ObjLongConsumer<Ours> MAT = Ours::mat;
 
-        private final ThreadPool pool;
         /** Per row (worker index + 1; row 0 the outside caller): a count or sum; plain, one writer per row. */
         private final long[] acc;
-        /** Per row: the quadrature's slot stack (REGION_SLOTS slots) and its depth in slots ({@link #sp}). */
-        private final double[] slots;
-        private final int[] sp;
-        /** The op's parameters, set by the caller before its join (published by the hand-over). */
-        private double eps;
-        private int queensN;
-        private int queensFull;
-        private int queensSplitRows;
-        private long[] values;
-        private int leaf;
-        private Problem problem;
 
         Ours(ThreadPool pool) {
-            this.pool = pool;
+            super(pool);
             int rows = pool.workerSlots() + 1;
             acc = new long[(rows + 1) * ACC_STRIDE];
-            slots = new double[rows * REGION_SLOTS * SLOT];
-            sp = new int[(rows + 1) * SP_STRIDE];
         }
 
         private void join(ObjLongConsumer<Ours> fn, long left, long right) {
@@ -1241,16 +1266,6 @@ public class RecursiveShapesBench implements Fairness.Comparison {
             setSlot(l + 1, m, b, fm, frm, fb, right);
             pool.join(QUAD, this, quadArg(l, 1), quadArg(l + 1, 1));
             return slots[l * SLOT + RESULT] + slots[(l + 1) * SLOT + RESULT];
-        }
-
-        private void setSlot(int slot, double a, double b, double fa, double fm, double fb, double whole) {
-            int o = slot * SLOT; // plain: read by the child after the join's hand-over of its half
-            slots[o + A] = a;
-            slots[o + B] = b;
-            slots[o + FA] = fa;
-            slots[o + FM] = fm;
-            slots[o + FB] = fb;
-            slots[o + WHOLE] = whole;
         }
 
         static long quadArg(int slot, int depth) {
@@ -1451,9 +1466,7 @@ public class RecursiveShapesBench implements Fairness.Comparison {
      * {@code invokeDouble} from the calling thread (one hand-over per op, one per step for the stencil), as FJP's
      * {@code invoke} of a root task.
      */
-    static final class OursFork extends Side {
-        // the slot stacks' sizes and a slot's fields: Ours' (REGION_SLOTS, SLOT, SP_STRIDE, A .. WHOLE)
-
+    static final class OursFork extends OursSide {
         static final ObjLongToLongFunction<OursFork> FIB = OursFork::fib;
         static final ObjLongToDoubleFunction<OursFork> QUAD = OursFork::quad;
         static final ObjLongToLongFunction<OursFork> QUEENS = OursFork::queens;
@@ -1463,24 +1476,8 @@ public class RecursiveShapesBench implements Fairness.Comparison {
         static final ObjLongConsumer<OursFork> MAT = OursFork::mat;
         static final ObjLongToLongFunction<OursFork> MAT_ROOT = OursFork::matRoot;
 
-        private final ThreadPool pool;
-        /** Per row (worker index + 1; row 0 the root's): the quadrature's slot stack and its depth ({@link #sp}). */
-        private final double[] slots;
-        private final int[] sp;
-        /** The op's parameters, set by the caller before its invoke (published by the hand-over). */
-        private double eps;
-        private int queensN;
-        private int queensFull;
-        private int queensSplitRows;
-        private long[] values;
-        private int leaf;
-        private Problem problem;
-
         OursFork(ThreadPool pool) {
-            this.pool = pool;
-            int rows = pool.workerSlots() + 1;
-            slots = new double[rows * Ours.REGION_SLOTS * Ours.SLOT];
-            sp = new int[(rows + 1) * Ours.SP_STRIDE];
+            super(pool);
         }
 
         // ---- fib
@@ -1514,16 +1511,6 @@ public class RecursiveShapesBench implements Fairness.Comparison {
             return pool.invokeDouble(QUAD, this, quadArg(0, 0));
         }
 
-        private void setSlot(int slot, double a, double b, double fa, double fm, double fb, double whole) {
-            int o = slot * Ours.SLOT; // plain: read by the half after the fork's offer (a release) or on this thread
-            slots[o + Ours.A] = a;
-            slots[o + Ours.B] = b;
-            slots[o + Ours.FA] = fa;
-            slots[o + Ours.FM] = fm;
-            slots[o + Ours.FB] = fb;
-            slots[o + Ours.WHOLE] = whole;
-        }
-
         static long quadArg(int slot, int depth) {
             return (long) depth << 32 | slot;
         }
@@ -1531,9 +1518,9 @@ public class RecursiveShapesBench implements Fairness.Comparison {
         /** A forked node: its parameters from slot {@code (int) arg}, its depth {@code arg >>> 32}. */
         static double quad(OursFork o, long arg) {
             double[] s = o.slots;
-            int at = (int) arg * Ours.SLOT;
-            return quadNode(o, s[at + Ours.A], s[at + Ours.B], s[at + Ours.FA], s[at + Ours.FM], s[at + Ours.FB],
-                    s[at + Ours.WHOLE], (int) (arg >>> 32));
+            int at = (int) arg * SLOT;
+            return quadNode(o, s[at + A], s[at + B], s[at + FA], s[at + FM], s[at + FB],
+                    s[at + WHOLE], (int) (arg >>> 32));
         }
 
         /**
@@ -1553,14 +1540,14 @@ public class RecursiveShapesBench implements Fairness.Comparison {
                 return Quad.leafValue(left, right, whole);
             }
             int row = o.pool.currentWorkerIndex() + 1; // a half always runs on a worker: row >= 1
-            int spAt = row * Ours.SP_STRIDE;
+            int spAt = row * SP_STRIDE;
             int top = o.sp[spAt];
-            if (top >= Ours.REGION_SLOTS) {
+            if (top >= REGION_SLOTS) {
                 throw new IllegalStateException("quadrature: worker row " + row + " needs more than "
-                        + Ours.REGION_SLOTS + " slots (splits nested " + top + " deep)");
+                        + REGION_SLOTS + " slots (splits nested " + top + " deep)");
             }
             o.sp[spAt] = top + 1; // plain: this row's only writer
-            int slot = row * Ours.REGION_SLOTS + top;
+            int slot = row * REGION_SLOTS + top;
             o.setSlot(slot, m, b, fm, frm, fb, right);
             long h = o.pool.forkDouble(QUAD, o, quadArg(slot, depth + 1));
             double l = quadNode(o, a, m, fa, flm, fm, left, depth + 1);

@@ -19,7 +19,9 @@ import java.util.concurrent.ForkJoinPool;
  * </ul>
  * PERFORMANCE_TRACKING 82 measured with it what a fork costs against a join and FJP's task.
  *
- * <pre>java --enable-native-access=ALL-UNNAMED -Xms1g -Xmx1g -cp ... dev.threadpool.jmh.SplitCost WS_RING_FORK fib [runs=30]</pre>
+ * <pre>
+ * java --enable-native-access=ALL-UNNAMED -Xms1g -Xmx1g -cp ... dev.threadpool.jmh.SplitCost WS_RING_FORK fib [runs=30]
+ * </pre>
  */
 public final class SplitCost {
     private static final int WARMUP = 20;
@@ -51,7 +53,8 @@ public final class SplitCost {
         try {
             for (int i = 0; i < WARMUP + runs; i++) {
                 long t0 = System.nanoTime();
-                long got = shape.equals("fib") ? s.fib(FIB_N) : Double.doubleToRawLongBits(s.quadrature(size.quadEps()));
+                long got = shape.equals("fib") ? s.fib(FIB_N)
+                        : Double.doubleToRawLongBits(s.quadrature(size.quadEps()));
                 long t = System.nanoTime() - t0;
                 if (got != want) {
                     throw new IllegalStateException(side + " " + shape + " gave " + got + ", the serial one " + want);
