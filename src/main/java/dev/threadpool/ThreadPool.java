@@ -716,15 +716,13 @@ public final class ThreadPool implements AutoCloseable {
     // ---- fork handles: one half forked, the other computed in place --------------------------------------
 
     /**
-     * Forks {@code half}: offers it to the other workers when one wants work (and always in the first levels of a
-     * task's recursion), else runs it at once, here, and returns its handle, so the caller can compute the other half
-     * in place (a plain call, no object) and then {@link #join(long) join} the handle, which returns once
-     * {@code half} ran: at the fork, here at the join if nobody took it, or on the worker that did, waited for.
-     * ForkJoinPool's {@code fork(); compute(); join()} shape, on a worker of this pool only. The handle is a
-     * {@code long}: nothing is allocated for it.
+     * Forks {@code half}: offers it to idle workers and returns its handle, so the caller can compute the other half
+     * in place (a plain call, no object) and then {@link #join(long) join} the handle, which runs {@code half} here if
+     * nobody took it, or waits for the worker that did. ForkJoinPool's {@code fork(); compute(); join()} shape, on a
+     * worker of this pool only. The handle is a {@code long}: nothing is allocated for it.
      *
      * <pre>{@code
-     * long h = pool.fork(rightHalf);   // offered (or run now, when no worker wants work)
+     * long h = pool.fork(rightHalf);   // offered (or kept for the join, when no worker wants work)
      * leftHalf();                      // here, in place
      * pool.join(h);                    // rightHalf ran exactly once, here or elsewhere
      * }</pre>
@@ -743,18 +741,14 @@ public final class ThreadPool implements AutoCloseable {
      *       (returns or throws), the pool joins what it left open, newest first, and adds their failures to its
      *       outcome (the task fails, or its own throwable carries them suppressed); their results are dropped. The
      *       join of an older fork does the same for forks left open above it by code that has returned.</li>
-     *   <li><b>Order:</b> the two halves are unordered, as on two workers: the forked half may run before the
-     *       in-place code (at the fork), beside it (on another worker) or after it (at the join). Neither may wait
-     *       for the other.</li>
      *   <li><b>Failures:</b> the in-place code's throwable propagates as any throwable does (the pending half is then
      *       joined by the pool, as above); a half that threw makes its join throw {@link JoinFailedException} with
      *       that cause (a join failure from inside it passes as it is).</li>
      *   <li><b>Interrupts and shutdown:</b> a join does not respond to interrupts (the half ends first) and keeps
      *       the interrupt status. A fork after shutdown began throws {@link PoolShutdownException}, as a submit
      *       does; a half forked before runs exactly once and its join returns as usual.</li>
-     *   <li><b>Cost:</b> as a join's half: offered into the join frame of the worker's depth, or run at the fork
-     *       with only its result kept for the join (also past 256 forks and joins nested on one worker), nothing
-     *       allocated; only forks nested deeper than
+     *   <li><b>Cost:</b> as a join's half: offered into the join frame of the worker's depth (past 256 forks and
+     *       joins nested on one worker, kept and run at its join), nothing allocated; only forks nested deeper than
      *       ever before on a worker grow its fork stack, once. At most 65,536 forks open on one worker.</li>
      * </ul>
      *
@@ -771,8 +765,8 @@ public final class ThreadPool implements AutoCloseable {
 
     /**
      * {@link #fork(Runnable)} in argument form: forks {@code fn.accept(ctx, arg)}, and allocates nothing, the
-     * function, context and {@code arg} kept in the join frame when it is offered, as
-     * {@link #join(ObjLongConsumer, Object, long, long)} keeps its half. The pool keeps no reference to {@code fn} or {@code ctx} once the fork is joined.
+     * function, context and {@code arg} kept in the join frame as {@link #join(ObjLongConsumer, Object, long, long)}
+     * keeps its half. The pool keeps no reference to {@code fn} or {@code ctx} once the fork is joined.
      *
      * @param fn  the function (not null)
      * @param ctx its first argument, any object or null

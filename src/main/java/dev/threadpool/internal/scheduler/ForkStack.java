@@ -24,16 +24,14 @@ import dev.threadpool.PoolConfig;
  * <pre>
  *   handles[pos]   the fork's handle (left in place after its join)
  *   levels[pos]    the worker's joinNest << 32 | joinDepth when it forked: what its join restores, and what
- *                  tells its join whether the code that forked it is still the code that joins it; with
- *                  {@link #RAN} set when the half ran at the fork, and {@link #FAILED} when it threw there
- *   results[pos]   a RAN fork's result: a long, a double's raw bits, or 0
- *   objects[pos]   a RAN OBJECT fork's result, until its join takes it (else null)
- *   failures[pos]  a RAN fork's throwable, until its join (or a settle) takes it (else null)
+ *                  tells its join whether the code that forked it is still the code that joins it
+ *   fns[pos]       a KEPT fork's half (its function, or its Runnable); null for an OFFERED one, whose half is
+ *                  in the join frame of depth joinDepth (JoinDeques), and null again once joined
+ *   ctxs[pos]      a KEPT fork's context marker (QueueEntry.NULL_CTX for null; null for a Runnable half)
+ *   args[pos]      a KEPT fork's long
  * </pre>
- * An OFFERED fork's half is in the join frame of depth joinDepth (JoinDeques); a RAN one has run already, and
- * only what it left waits here: no reference is stored for a fork that returned normally a long, a double or
- * nothing. The arrays start at {@link #INITIAL_CAPACITY} entries and double when a fork finds them full, so a
- * worker allocates only when its forks nest deeper than ever before on it: warm, nothing.
+ * The arrays start at {@link #INITIAL_CAPACITY} entries and double when a fork finds them full, so a worker
+ * allocates only when its forks nest deeper than ever before on it: warm, nothing.
  */
 final class ForkStack {
     /** A fork joined with {@code join}: a {@code Runnable} or {@code ObjLongConsumer} half. */
@@ -63,18 +61,11 @@ final class ForkStack {
         }
     }
 
-    /** {@link #levels}: the half ran at its fork (nobody wanted work, or no frame was free); its join runs nothing. */
-    static final long RAN = 1L << 31;
-    /** {@link #levels}: the half that ran at its fork threw; its throwable is in {@link #failures}. */
-    static final long FAILED = 1L << 30;
-    /** {@link #levels}: the joinDepth bits (a depth is below the frames per worker, far below 2^30). */
-    private static final long DEPTH_MASK = FAILED - 1;
-
     long[] handles = new long[INITIAL_CAPACITY];
     long[] levels = new long[INITIAL_CAPACITY];
-    long[] results = new long[INITIAL_CAPACITY];
-    Object[] objects = new Object[INITIAL_CAPACITY];
-    Throwable[] failures = new Throwable[INITIAL_CAPACITY];
+    Object[] fns = new Object[INITIAL_CAPACITY];
+    Object[] ctxs = new Object[INITIAL_CAPACITY];
+    long[] args = new long[INITIAL_CAPACITY];
     /** Forks this worker made: the sequence of the next handle. */
     long seq;
     /**
@@ -107,9 +98,9 @@ final class ForkStack {
         int cap = Math.min(MAX_OPEN, Math.max(handles.length * 2, pos + 1));
         handles = java.util.Arrays.copyOf(handles, cap);
         levels = java.util.Arrays.copyOf(levels, cap);
-        results = java.util.Arrays.copyOf(results, cap);
-        objects = java.util.Arrays.copyOf(objects, cap);
-        failures = java.util.Arrays.copyOf(failures, cap);
+        fns = java.util.Arrays.copyOf(fns, cap);
+        ctxs = java.util.Arrays.copyOf(ctxs, cap);
+        args = java.util.Arrays.copyOf(args, cap);
     }
 
     // ---- handles -----------------------------------------------------------------------------------------------
@@ -169,7 +160,7 @@ final class ForkStack {
     }
 
     static int depthOf(long levels) {
-        return (int) (levels & DEPTH_MASK);
+        return (int) levels;
     }
 
     static int nestOf(long levels) {

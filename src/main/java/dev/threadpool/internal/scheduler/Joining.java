@@ -69,24 +69,18 @@ import java.util.function.ObjLongConsumer;
  * <h2>Fork handles</h2>
  * {@code ThreadPool.fork} ({@code Runnable} or {@code (fn, ctx, arg)}), {@code forkLong}, {@code forkDouble} and
  * {@code forkObject} are a join whose left half is the caller's own code: the fork does what a join does before its
- * left half, returns a {@code long} handle, and the join of that handle does what a join does after it. A half that
- * is not offered runs at once, inside the fork, before the caller's own half (a join's inline pair runs left then
- * right; a fork's runs the forked half first: the two are unordered, as they are on two workers), so nothing of it
- * but its result waits for the join.
+ * left half, returns a {@code long} handle, and the join of that handle does what a join does after it.
  *
  * <pre>
  *   fork on w:  accepting? (else PoolShutdownException); pos = w.forkTop (ForkStack: the worker's open forks)
  *               h = handle(form, w, pos, seq); entry pos = h and (d = joinDepth, n = joinNest)
  *               n < EAGER_LEVELS or wanted, d < frames, frame(w, d) free (or reclaimable):
  *                  OFFERED: the half in frame (w, d) with FORK = h, push; joinDepth = d + 1
- *               else RAN: the half runs here at depth d, above the entry (forkTop = pos + 1, joinNest = n + 1),
- *                  and forks it left open are settled; its result (a long, a double's bits, an object) or its
- *                  failure stays in the entry (nothing shared written; no frame, joinDepth stays)
+ *               else KEPT: the half in the entry (nothing shared written; no frame, joinDepth stays)
  *               forkTop = pos + 1; joinNest = n + 1
  *   join(h):    h is w's open entry pos, of the join's form, and joinNest == n + 1 (else a misuse exception, and
  *               nothing changes); forks above pos left open: settle them; forkTop = pos
- *               RAN: its result from the entry (a failure thrown); no check or settle needed: the fast path
- *               OFFERED and take() == frame: run the half here at depth d (its result straight back)
+ *               KEPT, or OFFERED and take() == frame: run the half here at depth d (its result straight back)
  *               else stolen: wait for it as joinBoth does (awaitStolen), then its result and failure from the frame
  *               joinDepth = d, joinNest = n; the half threw: JoinFailedException (a join failure passes as it is)
  *   thieves:    as a join's half; a non-null context marker makes them read FORK for the form, and a typed half's
@@ -103,8 +97,8 @@ import java.util.function.ObjLongConsumer;
  *
  * <p><b>A fork never joined still runs exactly once.</b> Code the pool runs as a unit (a task, in WorkerLoop; a
  * stolen half, a fork's half run at its join, an abandoned half, an outside caller's pair or call) reads
- * {@code forkTop} before it and, if the code left forks open, {@link #settle}s them after it, newest first: a RAN
- * half's failure is taken, an OFFERED one is taken back and run or its thief waited for, as its join would have. Their
+ * {@code forkTop} before it and, if the code left forks open, {@link #settle}s them after it, newest first: a KEPT
+ * half runs there, an OFFERED one is taken back and run or its thief waited for, as its join would have. Their
  * results are dropped and their failures added to the code's own (suppressed on its throwable, or its failure when
  * it had none). A join's inline halves are no such unit, so joinBoth's path keeps its loads and stores: a fork left
  * open in one stays on the worker's stack until the join of an older fork settles it (joinNest shows that its code
@@ -472,12 +466,9 @@ final class Joining {
     /**
      * {@code fork} from worker {@code self} of this pool: the half {@code fn} of {@code form} (ForkStack), its
      * context marker {@code ctx} (null for a {@code Runnable} half, else never null: {@link QueueEntry#NULL_CTX})
-     * and {@code arg}, offered in the frame of this worker's depth, or run here and now; returns its handle.
+     * and {@code arg}, offered in the frame of this worker's depth or kept in the fork's entry; returns its handle.
      * Refused once shutdown began, as a submit is. Allocates nothing, unless the worker's forks nest deeper than
      * ever before ({@link ForkStack#grow}).
-     *
-     * <p>Like {@link #joinBoth}, larger than {@code FreqInlineSize}, so C2 never inlines it into the user's
-     * recursion, which it calls back (JoinShapeTest checks all three).
      */
     long fork(WorkerThread self, int form, Object fn, Object ctx, long arg) {
         lifecycle.checkAccepting();
@@ -491,12 +482,12 @@ final class Joining {
         final int w = self.index;
         final long h = ForkStack.handle(form, w, pos, ++s.seq);
         s.handles[pos] = h;
+        s.levels[pos] = ForkStack.levels(d, n);
         // offered as joinBoth offers: the top levels always, below them while some worker wants work, never past the
         // frames or into a frame an abandoned half or an open fork's stolen half still holds
         if (d < framesPerWorker && (n < EAGER_LEVELS || !onDemand || wanted())) {
             final int idx = joins.frame(w, d);
             if (joins.frameFree(idx) || reclaim(self, idx)) {
-                s.levels[pos] = ForkStack.levels(d, n);
                 // the push before forkTop moves: an Error in between leaves an abandoned half (runAbandoned), never an
                 // OFFERED entry whose half is not on the deque
                 long before = joins.offerFork(w, idx, fn, ctx, arg, h);
@@ -510,39 +501,13 @@ final class Joining {
                 return h;
             }
         }
-        // RAN: nobody wants work, or no frame. The half runs here and now, before the caller's own half: the schedule
-        // of a thief that took it at once, and what its join would otherwise run later (the two halves of a fork are
-        // unordered). Nothing shared written, no frame taken (joinDepth stays), and only what the half leaves is kept
-        // in the entry: its result (a long or a double's bits, no reference), an OBJECT result, or its failure. The
-        // entry is complete and open before the half runs, so a half that never returns (an Error out of this frame)
-        // leaves a RAN fork that the enclosing unit settles, never a hole.
-        s.levels[pos] = ForkStack.levels(d, n) | ForkStack.RAN;
-        self.forkTop = pos + 1; // the half's own forks go above the entry
-        self.joinNest = n + 1; // as a join runs it (joinFork): a join of an older fork inside it is refused
-        Throwable failure = null;
-        long bits = 0L;
-        Object result = null;
-        try {
-            if (form == ForkStack.OBJECT) {
-                result = callObject(fn, ctx, arg);
-            } else {
-                bits = call(form, fn, ctx, arg);
-            }
-        } catch (Throwable t) {
-            failure = t;
-        }
-        if (self.forkTop != pos + 1) {
-            failure = settle(self, pos + 1, failure); // forks the half left open, as its join would settle them
-        }
-        self.joinDepth = d;
-        self.joinNest = n + 1; // the caller's code, from here to the join
-        s.results[pos] = bits;
-        if (failure != null) {
-            s.failures[pos] = failure;
-            s.levels[pos] |= ForkStack.FAILED;
-        } else if (result != null) {
-            s.objects[pos] = result;
-        }
+        // KEPT: nobody wants work, or no frame; the half waits in the entry for its join, nothing shared written. No
+        // frame taken, so joinDepth stays (a join inside uses the frame an offering one would have, as runBothHere)
+        s.fns[pos] = fn;
+        s.ctxs[pos] = ctx;
+        s.args[pos] = arg;
+        self.joinNest = n + 1;
+        self.forkTop = pos + 1;
         return h;
     }
 
@@ -550,46 +515,15 @@ final class Joining {
      * {@code join(h)}, {@code joinLong(h)}, {@code joinDouble(h)} or {@code joinObject(h)} ({@code form}) from worker
      * {@code self}: checks that {@code h} is this worker's newest open fork of that form, joined by the code that
      * forked it (else a misuse exception naming the rule, and nothing changes); settles the forks left open above
-     * it; then takes what its half left (it ran at the fork), runs it here (taken back) or waits for its thief.
-     * Returns the {@code long} result, a {@code double}'s raw bits or 0; an {@code OBJECT} result goes to
-     * {@code self.forks.result}.
+     * it; then runs its half here (kept, or taken back) or waits for its thief. Returns the {@code long} result, a
+     * {@code double}'s raw bits or 0; an {@code OBJECT} result goes to {@code self.forks.result}.
      *
-     * <p>Its common case (a half that ran at the fork and returned) is a few plain loads and stores, small enough
-     * for C2 to inline into the user's code: it calls no user code. The rest is {@link #joinForkSlow}.
+     * <p>Like {@link #joinBoth}, larger than {@code FreqInlineSize}, so C2 never inlines it into the user's
+     * recursion, which it calls back (JoinShapeTest checks both).
      *
      * @throws JoinFailedException if the half threw, or a fork settled here did (the half's throwable first)
      */
     long joinFork(WorkerThread self, long h, int form) {
-        final ForkStack s = self.forks;
-        final int pos = self.forkTop - 1;
-        // the common join: of this worker's newest fork, in the code that forked it, whose half ran at the fork and
-        // returned. h equal to an open entry's handle names this worker, the form and the position (ForkStack);
-        // everything else (misuse, a failure, an offered half, forks left open above it) is joinForkSlow's
-        if (pos >= 0 && s.handles[pos] == h && ForkStack.formOf(h) == form) {
-            final long lv = s.levels[pos];
-            final int n = ForkStack.nestOf(lv);
-            if ((lv & (ForkStack.RAN | ForkStack.FAILED)) == ForkStack.RAN && self.joinNest == n + 1) {
-                if (form == ForkStack.OBJECT) {
-                    s.result = s.objects[pos];
-                    s.objects[pos] = null; // no reference kept past the join
-                }
-                self.forkTop = pos;
-                self.joinDepth = ForkStack.depthOf(lv);
-                self.joinNest = n;
-                return s.results[pos];
-            }
-        }
-        return joinForkSlow(self, h, form);
-    }
-
-    /**
-     * {@link #joinFork} past its common case: the checks with their misuse exceptions, the forks left open above
-     * {@code h} settled, an offered half taken back and run or its thief waited for, a failure thrown.
-     *
-     * <p>Like {@link #joinBoth}, larger than {@code FreqInlineSize}, so C2 never inlines it into the user's
-     * recursion, which it calls back (JoinShapeTest checks all three).
-     */
-    private long joinForkSlow(WorkerThread self, long h, int form) {
         final ForkStack s = self.forks;
         final int pos = openPosition(self, s, h, form);
         final long lv = s.levels[pos];
@@ -605,19 +539,16 @@ final class Joining {
         final int w = self.index;
         Throwable failure = null;
         long bits = 0L;
-        Object half = null;
-        Object ctx = null;
-        long arg = 0L;
+        Object half = s.fns[pos];
+        Object ctx;
+        long arg;
         try {
-            boolean here = false; // true: run the half on this stack (taken back); false: it ran at the fork, or was stolen
-            if ((lv & ForkStack.RAN) != 0) { // ran at the fork: what it left
-                bits = s.results[pos];
-                failure = s.failures[pos];
-                s.failures[pos] = null; // no reference kept past the join
-                if (form == ForkStack.OBJECT) {
-                    s.result = s.objects[pos];
-                    s.objects[pos] = null;
-                }
+            boolean here = true; // run the half on this stack (kept or taken back); false: it was stolen
+            if (half != null) { // KEPT
+                ctx = s.ctxs[pos];
+                arg = s.args[pos];
+                s.fns[pos] = null; // no reference kept past the join
+                s.ctxs[pos] = null;
             } else { // OFFERED in the frame of depth d
                 final int idx = joins.frame(w, d);
                 if (joins.forkHandle(idx) != h) {
@@ -629,12 +560,14 @@ final class Joining {
                     leaked = addFailure(leaked, runAbandoned(self, back)); // never: forks above it were settled
                 }
                 if (back == idx) {
-                    here = true;
                     half = joins.half(idx); // plain: our own writes
                     ctx = joins.ctx(idx);
                     arg = ctx != null ? joins.arg(idx) : 0L;
                     joins.clearFork(idx);
                 } else {
+                    here = false;
+                    ctx = null;
+                    arg = 0L;
                     self.joinDepth = d + 1; // helping while we wait uses the frames above ours
                     self.joinNest = n + 1;
                     awaitStolen(self, idx); // leapfrogging, then parked, as joinBoth. Never throws.
@@ -649,7 +582,7 @@ final class Joining {
             }
             self.forkTop = pos; // popped: the half's own forks go above
             if (here) {
-                self.joinDepth = d; // the frame is free: the half's joins reuse it
+                self.joinDepth = d; // the frame is free (or was never taken): the half's joins reuse it
                 self.joinNest = n + 1;
                 try {
                     if (form == ForkStack.OBJECT) {
@@ -702,7 +635,7 @@ final class Joining {
             final long lv = s.levels[pos];
             final int d = ForkStack.depthOf(lv);
             final int n = ForkStack.nestOf(lv);
-            // a fork left open may have raised them (a RAN one leaves joinDepth as it was; an enclosing join
+            // a fork left open may have raised them (a KEPT one leaves joinDepth as it was; an enclosing join
             // restored what it had): never raise them, so no frame below the code's own is touched
             if (self.joinDepth > d) {
                 self.joinDepth = d;
@@ -725,35 +658,38 @@ final class Joining {
     private Throwable settleOne(WorkerThread self, ForkStack s, int pos, int d) {
         final long h = s.handles[pos];
         final int form = ForkStack.formOf(h);
-        if ((s.levels[pos] & ForkStack.RAN) != 0) { // ran at the fork: its result dropped, its failure kept
-            Throwable failure = s.failures[pos];
-            s.failures[pos] = null;
-            s.objects[pos] = null;
-            return failure;
-        }
-        // OFFERED
+        Object half = s.fns[pos];
+        Object ctx;
+        long arg;
         Throwable failure = null;
-        final int w = self.index;
-        final int idx = joins.frame(w, d);
-        if (joins.forkHandle(idx) != h) {
-            return null; // a join's pop-back ran it already (runAbandoned), and reported its failure
+        if (half != null) { // KEPT
+            ctx = s.ctxs[pos];
+            arg = s.args[pos];
+            s.fns[pos] = null;
+            s.ctxs[pos] = null;
+        } else { // OFFERED
+            final int w = self.index;
+            final int idx = joins.frame(w, d);
+            if (joins.forkHandle(idx) != h) {
+                return null; // a join's pop-back ran it already (runAbandoned), and reported its failure
+            }
+            int back;
+            while ((back = joins.takeBack(w)) != idx && back >= 0) {
+                failure = addFailure(failure, runAbandoned(self, back));
+            }
+            if (back != idx) { // stolen: wait for its thief, as its join would have
+                final int depth = self.joinDepth;
+                self.joinDepth = d + 1; // helping while we wait uses the frames above its frame
+                awaitStolen(self, idx);
+                self.joinDepth = depth;
+                joins.takeResultObject(idx); // dropped (plain, after DONE)
+                return addFailure(failure, joins.finishFork(idx));
+            }
+            half = joins.half(idx);
+            ctx = joins.ctx(idx);
+            arg = ctx != null ? joins.arg(idx) : 0L;
+            joins.clearFork(idx);
         }
-        int back;
-        while ((back = joins.takeBack(w)) != idx && back >= 0) {
-            failure = addFailure(failure, runAbandoned(self, back));
-        }
-        if (back != idx) { // stolen: wait for its thief, as its join would have
-            final int depth = self.joinDepth;
-            self.joinDepth = d + 1; // helping while we wait uses the frames above its frame
-            awaitStolen(self, idx);
-            self.joinDepth = depth;
-            joins.takeResultObject(idx); // dropped (plain, after DONE)
-            return addFailure(failure, joins.finishFork(idx));
-        }
-        final Object half = joins.half(idx);
-        final Object ctx = joins.ctx(idx);
-        final long arg = ctx != null ? joins.arg(idx) : 0L;
-        joins.clearFork(idx);
         final int top = self.forkTop;
         try {
             call(form, half, ctx, arg); // result dropped: nobody joined it

@@ -26,10 +26,9 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * White-box, Joining's "Fork handles": where a fork's half goes (offered at the eager levels, run at the fork below
- * them while nobody wants work, and past the frames), what a half run at its fork leaves for its join, and that every
- * shape of fork left open (directly in a task, inside a join's offered or inline half, inside a fork's half run at
- * its fork or at its join, with the in-place code throwing) runs its half
+ * White-box, Joining's "Fork handles": where a fork's half goes (offered at the eager levels, kept below them while
+ * nobody wants work, kept past the frames), and that every shape of fork left open (directly in a task, inside a
+ * join's offered or inline half, inside a fork's half run at its join, with the in-place code throwing) runs its half
  * exactly once and gives the worker back as it found it: joinDepth, joinNest and forkTop 0, its deque empty, every
  * frame free with its FORK word 0. One worker, so no thief: each case is deterministic.
  */
@@ -87,7 +86,7 @@ class ForkSettleTest {
                     core.fork(r::incrementAndGet);
                 }
             });
-            names.add("a fork below the eager levels, run at the fork");
+            names.add("a fork below the eager levels, kept");
             shapes.add(r -> NestedJoins.nested(core, Joining.EAGER_LEVELS + 1, () -> core.fork(r::incrementAndGet)));
             names.add("in an offered join's left half");
             shapes.add(r -> join(core, () -> core.fork(r::incrementAndGet), () -> { }));
@@ -96,7 +95,7 @@ class ForkSettleTest {
             names.add("in an inline join's left half (below the eager levels)");
             shapes.add(r -> NestedJoins.nested(core, Joining.EAGER_LEVELS + 1,
                     () -> join(core, () -> core.fork(r::incrementAndGet), () -> { })));
-            names.add("in the half of a fork below the eager levels, run at the fork");
+            names.add("in a kept fork's half, run at its join");
             shapes.add(r -> NestedJoins.nested(core, Joining.EAGER_LEVELS + 1, () -> {
                 long h = core.fork(() -> core.forkDouble(COUNT_DOUBLE, r, 0));
                 core.joinFork(h);
@@ -166,11 +165,11 @@ class ForkSettleTest {
         }
     }
 
-    /** The eager levels offer; below them, with nobody wanting work, the fork runs its half (the deque unchanged). */
+    /** The eager levels offer; below them, with nobody wanting work, the fork keeps its half (the deque unchanged). */
     @ParameterizedTest(name = "{0}")
     @MethodSource("oneWorker")
     @Timeout(60)
-    void forksOfferAtTheEagerLevelsAndRunTheHalfBelowWhenNobodyWantsWork(PoolVariant v) throws Exception {
+    void forksOfferAtTheEagerLevelsAndKeepBelowWhenNobodyWantsWork(PoolVariant v) throws Exception {
         PoolCore core = new PoolCore(v.builder().maxThreads(1).queueCapacity(1024).build());
         try {
             long[] sizes = new long[4];
@@ -183,8 +182,8 @@ class ForkSettleTest {
                 NestedJoins.nested(core, Joining.EAGER_LEVELS, () -> {
                     sizes[1] = joins.size(self.index); // the eager levels' halves: 8
                     long g = core.fork(() -> { });
-                    sizes[2] = joins.size(self.index); // ran at the fork: still 8
-                    assertEquals(Joining.EAGER_LEVELS + 1, self.joinNest, "a fork that ran its half counts in joinNest");
+                    sizes[2] = joins.size(self.index); // kept: still 8
+                    assertEquals(Joining.EAGER_LEVELS + 1, self.joinNest, "a kept fork counts in joinNest");
                     core.joinFork(g);
                     sizes[3] = self.joinNest;
                 });
@@ -192,7 +191,7 @@ class ForkSettleTest {
             assertTrue(core.await(h, TestSupport.WAIT.toNanos()));
             assertEquals(1, sizes[0], "a fork at the top offers its half");
             assertEquals(Joining.EAGER_LEVELS, sizes[1]);
-            assertEquals(Joining.EAGER_LEVELS, sizes[2], "below the eager levels, nobody wanting work: nothing offered");
+            assertEquals(Joining.EAGER_LEVELS, sizes[2], "below the eager levels, nobody wanting work: kept");
             assertEquals(Joining.EAGER_LEVELS, sizes[3], "its join gave joinNest back");
             assertEquals(CLEAN, state(core));
         } finally {
@@ -201,60 +200,12 @@ class ForkSettleTest {
     }
 
     /**
-     * A fork below the eager levels with nobody wanting work runs its half before it returns, at the fork's depth and
-     * one nest deeper; its result waits in the entry for its join, its failure too: the fork returns normally, the
-     * in-place code runs, and the join throws it. Nothing of the half stays referenced from the worker after the join.
-     */
-    @ParameterizedTest(name = "{0}")
-    @MethodSource("oneWorker")
-    @Timeout(60)
-    void aHalfRunAtItsForkLeavesItsResultOrFailureForItsJoin(PoolVariant v) throws Exception {
-        PoolCore core = new PoolCore(v.builder().maxThreads(1).queueCapacity(1024).build());
-        try {
-            IllegalArgumentException boom = new IllegalArgumentException("ran at the fork, failed");
-            List<String> seen = new ArrayList<>();
-            long h = core.submitWaitable(() -> NestedJoins.nested(core, Joining.EAGER_LEVELS, () -> {
-                WorkerThread self = (WorkerThread) Thread.currentThread();
-                ForkStack s = self.forks;
-                int depth = self.joinDepth;
-                int nest = self.joinNest;
-                ObjLongToLongFunction<List<String>> half = (log, a) -> {
-                    log.add("half at depth " + (self.joinDepth - depth) + " nest " + (self.joinNest - nest)
-                            + " forkTop " + self.forkTop);
-                    return a * 2;
-                };
-                long f = core.forkLong(half, seen, 21);
-                seen.add("in place");
-                seen.add("joined " + core.joinLong(f));
-                ObjLongFunction<Object, String> obj = (c, a) -> "object " + a;
-                long g = core.forkObject(obj, null, 7);
-                seen.add("joined " + core.joinObject(g) + ", kept " + s.objects[0]);
-                long k = core.fork(() -> {
-                    seen.add("failing half");
-                    throw boom;
-                });
-                seen.add("fork returned");
-                JoinFailedException e = assertThrows(JoinFailedException.class, () -> core.joinFork(k));
-                assertSame(boom, e.getCause());
-                seen.add("join threw, failure kept " + s.failures[0]);
-            }), 0);
-            assertTrue(core.await(h, TestSupport.WAIT.toNanos()));
-            assertEquals(List.of("half at depth 0 nest 1 forkTop 1", "in place", "joined 42",
-                    "joined object 7, kept null", "failing half", "fork returned", "join threw, failure kept null"),
-                    seen);
-            assertEquals(CLEAN, state(core));
-        } finally {
-            core.close();
-        }
-    }
-
-    /**
-     * BUSY_SPIN offers every half, so 260 nested joins take all 256 frames: a fork there runs its half at once (no
-     * frame), leaves joinDepth as it was, and its join returns.
+     * BUSY_SPIN offers every half, so 260 nested joins take all 256 frames: a fork there keeps its half (no frame),
+     * leaves joinDepth as it was, and its join runs it.
      */
     @Test
     @Timeout(60)
-    void aForkPastTheFramesRunsItsHalfAtTheFork() throws Exception {
+    void aForkPastTheFramesKeepsItsHalf() throws Exception {
         PoolCore core = new PoolCore(dev.threadpool.PoolConfig.builder().maxThreads(1).queueCapacity(1024)
                 .idleStrategy(IdleStrategy.BUSY_SPIN).workerStackSize(8L << 20).build());
         try {
