@@ -200,6 +200,35 @@ class ForkSettleTest {
     }
 
     /**
+     * A fork nobody wants keeps its half for its join: the recursion's own order (the in-place half, then the forked
+     * one), as ForkJoinPool's pop at the join gives. Memory-bound recursions depend on it: a scratch fork that ran
+     * the half at once (right before left) made RecursiveShapesBench's reduce 1.4x slower (PERFORMANCE_TRACKING 83).
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("oneWorker")
+    @Timeout(60)
+    void aForkNobodyWantsRunsItsHalfAfterTheInPlaceCode(PoolVariant v) throws Exception {
+        PoolCore core = new PoolCore(v.builder().maxThreads(1).queueCapacity(1024).build());
+        try {
+            List<String> order = new ArrayList<>();
+            long h = core.submitWaitable(() -> NestedJoins.nested(core, Joining.EAGER_LEVELS, () -> {
+                ObjLongToLongFunction<List<String>> half = (log, a) -> {
+                    log.add("forked half");
+                    return a;
+                };
+                long f = core.forkLong(half, order, 7);
+                order.add("in place");
+                order.add("joined " + core.joinLong(f));
+            }), 0);
+            assertTrue(core.await(h, TestSupport.WAIT.toNanos()));
+            assertEquals(List.of("in place", "forked half", "joined 7"), order);
+            assertEquals(CLEAN, state(core));
+        } finally {
+            core.close();
+        }
+    }
+
+    /**
      * BUSY_SPIN offers every half, so 260 nested joins take all 256 frames: a fork there keeps its half (no frame),
      * leaves joinDepth as it was, and its join runs it.
      */
