@@ -24,13 +24,25 @@ import dev.threadpool.PoolConfig;
  * <pre>
  *   handles[pos]   the fork's handle (left in place after its join)
  *   levels[pos]    the worker's joinNest << 32 | joinDepth when it forked: what its join restores, and what
- *                  tells its join whether the code that forked it is still the code that joins it
- *   fns[pos]       a KEPT fork's half (its function, or its Runnable); null for an OFFERED one, whose half is
- *                  in the join frame of depth joinDepth (JoinDeques), and null again once joined
- *   ctxs[pos]      a KEPT fork's context marker (QueueEntry.NULL_CTX for null; null for a Runnable half)
+ *                  tells its join whether the code that forked it is still the code that joins it; bits 31..30
+ *                  say where a KEPT fork's half is ({@link #KEPT_OWN}, {@link #KEPT_SAME}, {@link #KEPT_CHANGED};
+ *                  0: OFFERED, in the join frame of depth joinDepth, JoinDeques)
  *   args[pos]      a KEPT fork's long
+ *   fns[pos]       KEPT_OWN: its Runnable half; KEPT_CHANGED: the pair below it ({@link #lastFn} before it);
+ *   ctxs[pos]      else null, and null again once joined
  * </pre>
- * The arrays start at {@link #INITIAL_CAPACITY} entries and double when a fork finds them full, so a worker
+ *
+ * <h2>A kept half's function and context, stored only when they change</h2>
+ * A recursion forks the same function with the same context at every level, and storing them per fork is two
+ * reference stores into an old array, each with the collector's post-write barrier, and two clears at the join:
+ * about 3 ns of a 19 ns split (PERFORMANCE_TRACKING 85). So the stack keeps the pair of its newest kept
+ * argument-form fork in {@link #lastFn} / {@link #lastCtx}: a fork of the same pair stores nothing (KEPT_SAME); one
+ * of another pair saves the old pair in its entry and makes its own the last (KEPT_CHANGED), and its join gives the
+ * old pair back. Kept forks are joined (or settled) newest first, so the pair of the newest open one is always the
+ * last pair, and once every kept fork is joined the last pair is null again: no reference outlives its join. A
+ * {@code Runnable} half is its own object and is stored as it is (KEPT_OWN), leaving the last pair alone.
+ *
+ * <p>The arrays start at {@link #INITIAL_CAPACITY} entries and double when a fork finds them full, so a worker
  * allocates only when its forks nest deeper than ever before on it: warm, nothing.
  */
 final class ForkStack {
@@ -61,11 +73,26 @@ final class ForkStack {
         }
     }
 
+    /** {@link #levels}: kept, and the half is its own object in {@link #fns} (a {@code Runnable}). */
+    static final long KEPT_OWN = 2L << 30;
+    /** {@link #levels}: kept, with the stack's last function and context: nothing stored. */
+    static final long KEPT_SAME = 1L << 30;
+    /** {@link #levels}: kept, with a new function and context (now the last pair); the old pair in the entry. */
+    static final long KEPT_CHANGED = 3L << 30;
+    /** {@link #levels}: the kind bits (0: offered). */
+    private static final long KEPT = 3L << 30;
+    /** {@link #levels}: the joinDepth bits (a depth is at most the frames per worker, far below 2^30). */
+    private static final long DEPTH_MASK = (1L << 30) - 1;
+
     long[] handles = new long[INITIAL_CAPACITY];
     long[] levels = new long[INITIAL_CAPACITY];
     Object[] fns = new Object[INITIAL_CAPACITY];
     Object[] ctxs = new Object[INITIAL_CAPACITY];
     long[] args = new long[INITIAL_CAPACITY];
+    /** The function of the newest open kept argument-form fork, or null (class comment). */
+    Object lastFn;
+    /** Its context marker, or null. */
+    Object lastCtx;
     /** Forks this worker made: the sequence of the next handle. */
     long seq;
     /**
@@ -160,7 +187,59 @@ final class ForkStack {
     }
 
     static int depthOf(long levels) {
-        return (int) levels;
+        return (int) (levels & DEPTH_MASK);
+    }
+
+    // ---- kept halves -----------------------------------------------------------------------------------------
+
+    /**
+     * Keeps the half of the fork at {@code pos} (class comment): {@code fn} with its context marker {@code ctx}
+     * (null for a {@code Runnable} half) and {@code arg}. Returns the kind bits for the entry's levels.
+     */
+    long keep(int pos, Object fn, Object ctx, long arg) {
+        args[pos] = arg;
+        if (ctx == null) {
+            fns[pos] = fn;
+            return KEPT_OWN;
+        }
+        if (fn == lastFn && ctx == lastCtx) {
+            return KEPT_SAME; // a recursion's every level: no reference stored
+        }
+        fns[pos] = lastFn;
+        ctxs[pos] = lastCtx;
+        lastFn = fn;
+        lastCtx = ctx;
+        return KEPT_CHANGED;
+    }
+
+    static boolean isKept(long levels) {
+        return (levels & KEPT) != 0;
+    }
+
+    /** The half of the kept fork at {@code pos}, the newest open one, with levels {@code lv}. */
+    Object keptFn(int pos, long lv) {
+        return (lv & KEPT) == KEPT_OWN ? fns[pos] : lastFn;
+    }
+
+    /** Its context marker (null for a {@code Runnable} half). */
+    Object keptCtx(long lv) {
+        return (lv & KEPT) == KEPT_OWN ? null : lastCtx;
+    }
+
+    /**
+     * Pops the kept fork at {@code pos} (the newest open one, with levels {@code lv}) after its half and context
+     * were read: no reference of it stays, and a changed pair gives the one below it back.
+     */
+    void popKept(int pos, long lv) {
+        long kind = lv & KEPT;
+        if (kind == KEPT_OWN) {
+            fns[pos] = null;
+        } else if (kind == KEPT_CHANGED) {
+            lastFn = fns[pos];
+            lastCtx = ctxs[pos];
+            fns[pos] = null;
+            ctxs[pos] = null;
+        }
     }
 
     static int nestOf(long levels) {

@@ -482,12 +482,12 @@ final class Joining {
         final int w = self.index;
         final long h = ForkStack.handle(form, w, pos, ++s.seq);
         s.handles[pos] = h;
-        s.levels[pos] = ForkStack.levels(d, n);
         // offered as joinBoth offers: the top levels always, below them while some worker wants work, never past the
         // frames or into a frame an abandoned half or an open fork's stolen half still holds
         if (d < framesPerWorker && (n < EAGER_LEVELS || !onDemand || wanted())) {
             final int idx = joins.frame(w, d);
             if (joins.frameFree(idx) || reclaim(self, idx)) {
+                s.levels[pos] = ForkStack.levels(d, n);
                 // the push before forkTop moves: an Error in between leaves an abandoned half (runAbandoned), never an
                 // OFFERED entry whose half is not on the deque
                 long before = joins.offerFork(w, idx, fn, ctx, arg, h);
@@ -501,11 +501,10 @@ final class Joining {
                 return h;
             }
         }
-        // KEPT: nobody wants work, or no frame; the half waits in the entry for its join, nothing shared written. No
+        // KEPT: nobody wants work, or no frame; the half waits in the entry for its join, nothing shared written, and
+        // no reference stored when it is the same function and context as the newest kept fork's (ForkStack). No
         // frame taken, so joinDepth stays (a join inside uses the frame an offering one would have, as runBothHere)
-        s.fns[pos] = fn;
-        s.ctxs[pos] = ctx;
-        s.args[pos] = arg;
+        s.levels[pos] = ForkStack.levels(d, n) | s.keep(pos, fn, ctx, arg);
         self.joinNest = n + 1;
         self.forkTop = pos + 1;
         return h;
@@ -539,16 +538,16 @@ final class Joining {
         final int w = self.index;
         Throwable failure = null;
         long bits = 0L;
-        Object half = s.fns[pos];
+        Object half = null;
         Object ctx;
         long arg;
         try {
             boolean here = true; // run the half on this stack (kept or taken back); false: it was stolen
-            if (half != null) { // KEPT
-                ctx = s.ctxs[pos];
+            if (ForkStack.isKept(lv)) {
+                half = s.keptFn(pos, lv);
+                ctx = s.keptCtx(lv);
                 arg = s.args[pos];
-                s.fns[pos] = null; // no reference kept past the join
-                s.ctxs[pos] = null;
+                s.popKept(pos, lv); // no reference kept past the join
             } else { // OFFERED in the frame of depth d
                 final int idx = joins.frame(w, d);
                 if (joins.forkHandle(idx) != h) {
@@ -658,15 +657,16 @@ final class Joining {
     private Throwable settleOne(WorkerThread self, ForkStack s, int pos, int d) {
         final long h = s.handles[pos];
         final int form = ForkStack.formOf(h);
-        Object half = s.fns[pos];
+        final long lv = s.levels[pos];
+        Object half;
         Object ctx;
         long arg;
         Throwable failure = null;
-        if (half != null) { // KEPT
-            ctx = s.ctxs[pos];
+        if (ForkStack.isKept(lv)) {
+            half = s.keptFn(pos, lv);
+            ctx = s.keptCtx(lv);
             arg = s.args[pos];
-            s.fns[pos] = null;
-            s.ctxs[pos] = null;
+            s.popKept(pos, lv);
         } else { // OFFERED
             final int w = self.index;
             final int idx = joins.frame(w, d);

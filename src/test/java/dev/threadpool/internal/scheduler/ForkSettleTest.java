@@ -46,6 +46,15 @@ class ForkSettleTest {
             JoinDeques joins = core.joiningForTest().joinsForTest();
             StringBuilder s = new StringBuilder("depth " + self.joinDepth + " nest " + self.joinNest + " forkTop "
                     + self.forkTop + " deque " + joins.size(self.index));
+            ForkStack forks = self.forks;
+            if (forks.lastFn != null || forks.lastCtx != null) {
+                s.append(" last pair held");
+            }
+            for (int pos = 0; pos < forks.capacity(); pos++) {
+                if (forks.fns[pos] != null || forks.ctxs[pos] != null) {
+                    s.append(" entry ").append(pos).append(" holds a reference");
+                }
+            }
             for (int d = 0; d < joins.framesPerWorker(); d++) {
                 int idx = joins.frame(self.index, d);
                 if (!joins.frameFree(idx) || joins.forkHandle(idx) != 0) {
@@ -222,6 +231,62 @@ class ForkSettleTest {
             }), 0);
             assertTrue(core.await(h, TestSupport.WAIT.toNanos()));
             assertEquals(List.of("in place", "forked half", "joined 7"), order);
+            assertEquals(CLEAN, state(core));
+        } finally {
+            core.close();
+        }
+    }
+
+    /**
+     * Kept forks store a function and context only when they differ from the newest kept fork's (ForkStack, "A kept
+     * half's function and context"): the same pair stores nothing, another pair saves the old one in its entry and
+     * its join gives it back, a {@code Runnable} half is stored as it is and leaves the pair alone; each join runs
+     * its own half with its own context and long, and once all are joined no reference is left.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("oneWorker")
+    @Timeout(60)
+    void keptForksStoreTheirFunctionAndContextOnlyWhenTheyChange(PoolVariant v) throws Exception {
+        PoolCore core = new PoolCore(v.builder().maxThreads(1).queueCapacity(1024).build());
+        try {
+            List<String> seen = new ArrayList<>();
+            long h = core.submitWaitable(() -> NestedJoins.nested(core, Joining.EAGER_LEVELS, () -> {
+                ForkStack s = ((WorkerThread) Thread.currentThread()).forks;
+                ObjLongToLongFunction<List<String>> f = (log, a) -> {
+                    log.add("f " + a);
+                    return a;
+                };
+                ObjLongToLongFunction<List<String>> g = (log, a) -> {
+                    log.add("g " + a);
+                    return -a;
+                };
+                List<String> other = new ArrayList<>();
+                long a = core.forkLong(f, seen, 1); // pos 0: a new pair
+                assertSame(f, s.lastFn);
+                long b = core.forkLong(f, seen, 2); // pos 1: the same pair, nothing stored
+                assertEquals(null, s.fns[1], "the same pair: nothing stored");
+                long c = core.forkLong(f, other, 3); // pos 2: the same function, another context: the old pair saved
+                assertSame(f, s.fns[2]);
+                assertSame(seen, s.ctxs[2]);
+                assertSame(other, s.lastCtx);
+                long d = core.forkLong(g, other, 4); // pos 3: another function
+                assertSame(g, s.lastFn);
+                long e = core.fork(() -> seen.add("runnable")); // pos 4: its own object, the pair left alone
+                assertSame(g, s.lastFn);
+                core.joinFork(e);
+                seen.add("d=" + core.joinLong(d));
+                assertSame(f, s.lastFn, "the join of a changed pair gives the old one back");
+                assertSame(other, s.lastCtx);
+                seen.add("c=" + core.joinLong(c));
+                assertSame(seen, s.lastCtx);
+                seen.add("b=" + core.joinLong(b));
+                seen.add("a=" + core.joinLong(a));
+                seen.add("other " + other);
+                seen.add("last " + s.lastFn + " " + s.lastCtx);
+            }), 0);
+            assertTrue(core.await(h, TestSupport.WAIT.toNanos()));
+            assertEquals(List.of("runnable", "d=-4", "c=3", "f 2", "b=2", "f 1", "a=1", "other [g 4, f 3]",
+                    "last null null"), seen);
             assertEquals(CLEAN, state(core));
         } finally {
             core.close();
