@@ -216,30 +216,33 @@ final class ForkStack {
         return (levels & KEPT) != 0;
     }
 
-    /** The half of the kept fork at {@code pos}, the newest open one, with levels {@code lv}. */
-    Object keptFn(int pos, long lv) {
-        return (lv & KEPT) == KEPT_OWN ? fns[pos] : lastFn;
-    }
-
-    /** Its context marker (null for a {@code Runnable} half). */
+    /** The context marker of the kept fork with levels {@code lv}, the newest open one (null for a Runnable half). */
     Object keptCtx(long lv) {
         return (lv & KEPT) == KEPT_OWN ? null : lastCtx;
     }
 
     /**
-     * Pops the kept fork at {@code pos} (the newest open one, with levels {@code lv}) after its half and context
-     * were read: no reference of it stays, and a changed pair gives the one below it back.
+     * Takes the half of the kept fork at {@code pos} (the newest open one, with levels {@code lv}; its context read
+     * before, with {@link #keptCtx}): no reference of it stays in the stack, and a changed pair gives the one below it
+     * back. No call inside, so an Error (a stack overflow strikes at calls) leaves the entry as it was or taken whole;
+     * callers take it before they pop the entry, never after.
      */
-    void popKept(int pos, long lv) {
+    Object takeKept(int pos, long lv) {
         long kind = lv & KEPT;
+        Object half;
         if (kind == KEPT_OWN) {
+            half = fns[pos];
             fns[pos] = null;
-        } else if (kind == KEPT_CHANGED) {
-            lastFn = fns[pos];
-            lastCtx = ctxs[pos];
-            fns[pos] = null;
-            ctxs[pos] = null;
+        } else {
+            half = lastFn;
+            if (kind == KEPT_CHANGED) {
+                lastFn = fns[pos];
+                lastCtx = ctxs[pos];
+                fns[pos] = null;
+                ctxs[pos] = null;
+            }
         }
+        return half;
     }
 
     static int nestOf(long levels) {

@@ -539,16 +539,17 @@ final class Joining {
         Throwable failure = null;
         long bits = 0L;
         Object half = null;
-        Object ctx;
-        long arg;
+        Object ctx = null;
+        long arg = 0L;
+        final boolean kept = ForkStack.isKept(lv);
+        if (kept) { // taken before the try, whose finally pops the entry: an Error here leaves the entry open and whole
+            ctx = s.keptCtx(lv);
+            arg = s.args[pos];
+            half = s.takeKept(pos, lv); // no reference kept past the join
+        }
         try {
             boolean here = true; // run the half on this stack (kept or taken back); false: it was stolen
-            if (ForkStack.isKept(lv)) {
-                half = s.keptFn(pos, lv);
-                ctx = s.keptCtx(lv);
-                arg = s.args[pos];
-                s.popKept(pos, lv); // no reference kept past the join
-            } else { // OFFERED in the frame of depth d
+            if (!kept) { // OFFERED in the frame of depth d
                 final int idx = joins.frame(w, d);
                 if (joins.forkHandle(idx) != h) {
                     throw new IllegalStateException("fork handle " + ForkStack.describe(h) + ": its frame no longer"
@@ -630,8 +631,17 @@ final class Joining {
         final ForkStack s = self.forks;
         while (self.forkTop > top) {
             final int pos = self.forkTop - 1;
-            self.forkTop = pos; // popped before its half runs: the half's own forks go above
             final long lv = s.levels[pos];
+            final boolean kept = ForkStack.isKept(lv);
+            Object half = null;
+            Object ctx = null;
+            long arg = 0L;
+            if (kept) { // taken before the entry is popped: an Error here leaves it open and whole (ForkStack.takeKept)
+                ctx = s.keptCtx(lv);
+                arg = s.args[pos];
+                half = s.takeKept(pos, lv);
+            }
+            self.forkTop = pos; // popped before its half runs: the half's own forks go above
             final int d = ForkStack.depthOf(lv);
             final int n = ForkStack.nestOf(lv);
             // a fork left open may have raised them (a KEPT one leaves joinDepth as it was; an enclosing join
@@ -644,7 +654,8 @@ final class Joining {
             }
             Throwable f;
             try {
-                f = settleOne(self, s, pos, d);
+                f = kept ? runSettled(self, ForkStack.formOf(s.handles[pos]), half, ctx, arg, null)
+                        : settleOffered(self, s, pos, d);
             } catch (Throwable t) {
                 f = t; // the pool's own code (an Error): the entry is popped, its half counted as failed
             }
@@ -653,43 +664,42 @@ final class Joining {
         return failure;
     }
 
-    /** One fork of {@link #settle}, entry {@code pos} (popped already) forked at depth {@code d}; its failure. */
-    private Throwable settleOne(WorkerThread self, ForkStack s, int pos, int d) {
+    /**
+     * An offered fork of {@link #settle}, entry {@code pos} (popped already) forked at depth {@code d}: taken back and
+     * run here, or its thief waited for, as its join would have; its failure.
+     */
+    private Throwable settleOffered(WorkerThread self, ForkStack s, int pos, int d) {
         final long h = s.handles[pos];
-        final int form = ForkStack.formOf(h);
-        final long lv = s.levels[pos];
-        Object half;
-        Object ctx;
-        long arg;
         Throwable failure = null;
-        if (ForkStack.isKept(lv)) {
-            half = s.keptFn(pos, lv);
-            ctx = s.keptCtx(lv);
-            arg = s.args[pos];
-            s.popKept(pos, lv);
-        } else { // OFFERED
-            final int w = self.index;
-            final int idx = joins.frame(w, d);
-            if (joins.forkHandle(idx) != h) {
-                return null; // a join's pop-back ran it already (runAbandoned), and reported its failure
-            }
-            int back;
-            while ((back = joins.takeBack(w)) != idx && back >= 0) {
-                failure = addFailure(failure, runAbandoned(self, back));
-            }
-            if (back != idx) { // stolen: wait for its thief, as its join would have
-                final int depth = self.joinDepth;
-                self.joinDepth = d + 1; // helping while we wait uses the frames above its frame
-                awaitStolen(self, idx);
-                self.joinDepth = depth;
-                joins.takeResultObject(idx); // dropped (plain, after DONE)
-                return addFailure(failure, joins.finishFork(idx));
-            }
-            half = joins.half(idx);
-            ctx = joins.ctx(idx);
-            arg = ctx != null ? joins.arg(idx) : 0L;
-            joins.clearFork(idx);
+        final int w = self.index;
+        final int idx = joins.frame(w, d);
+        if (joins.forkHandle(idx) != h) {
+            return null; // a join's pop-back ran it already (runAbandoned), and reported its failure
         }
+        int back;
+        while ((back = joins.takeBack(w)) != idx && back >= 0) {
+            failure = addFailure(failure, runAbandoned(self, back));
+        }
+        if (back != idx) { // stolen: wait for its thief, as its join would have
+            final int depth = self.joinDepth;
+            self.joinDepth = d + 1; // helping while we wait uses the frames above its frame
+            awaitStolen(self, idx);
+            self.joinDepth = depth;
+            joins.takeResultObject(idx); // dropped (plain, after DONE)
+            return addFailure(failure, joins.finishFork(idx));
+        }
+        final Object half = joins.half(idx);
+        final Object ctx = joins.ctx(idx);
+        final long arg = ctx != null ? joins.arg(idx) : 0L;
+        joins.clearFork(idx);
+        return runSettled(self, ForkStack.formOf(h), half, ctx, arg, failure);
+    }
+
+    /**
+     * Runs the half of a fork {@link #settle} popped (of {@code form}), its result dropped, and settles the forks it
+     * left open in turn; returns {@code failure} with the half's and theirs added. Never throws.
+     */
+    private Throwable runSettled(WorkerThread self, int form, Object half, Object ctx, long arg, Throwable failure) {
         final int top = self.forkTop;
         try {
             call(form, half, ctx, arg); // result dropped: nobody joined it
