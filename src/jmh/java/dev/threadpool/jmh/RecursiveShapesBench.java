@@ -1374,9 +1374,17 @@ public class RecursiveShapesBench implements Fairness.Comparison {
             return (long) lo << 32 | hi;
         }
 
+        static int rangeLo(long range) {
+            return (int) (range >>> 32);
+        }
+
+        static int rangeHi(long range) {
+            return (int) range;
+        }
+
         static void sum(Ours o, long range) {
-            int lo = (int) (range >>> 32);
-            int hi = (int) range;
+            int lo = rangeLo(range);
+            int hi = rangeHi(range);
             if (hi - lo <= o.leaf) {
                 o.add(reduceLeaf(o.values, lo, hi));
                 return;
@@ -1400,10 +1408,22 @@ public class RecursiveShapesBench implements Fairness.Comparison {
             return (long) parity << 62 | (long) lo << 31 | hi;
         }
 
+        static int stepParity(long arg) {
+            return (int) (arg >>> 62);
+        }
+
+        static int stepLo(long arg) {
+            return (int) (arg >>> 31) & Integer.MAX_VALUE;
+        }
+
+        static int stepHi(long arg) {
+            return (int) arg & Integer.MAX_VALUE;
+        }
+
         static void step(Ours o, long arg) {
-            int parity = (int) (arg >>> 62);
-            int lo = (int) (arg >>> 31) & Integer.MAX_VALUE;
-            int hi = (int) arg & Integer.MAX_VALUE;
+            int parity = stepParity(arg);
+            int lo = stepLo(arg);
+            int hi = stepHi(arg);
             Problem p = o.problem;
             if (hi - lo <= p.size.stencilLeaf) {
                 stencilLeaf(p.stencilSource(parity), p.stencilTarget(parity), lo, hi);
@@ -1429,13 +1449,33 @@ public class RecursiveShapesBench implements Fairness.Comparison {
             return (long) kind << 60 | (long) h << 39 | (long) i << 26 | (long) j << 13 | k;
         }
 
+        static int matKind(long arg) {
+            return (int) (arg >>> 60);
+        }
+
+        static int matH(long arg) {
+            return (int) (arg >>> 39) & 0x1FFFFF;
+        }
+
+        static int matI(long arg) {
+            return (int) (arg >>> 26) & 0x1FFF;
+        }
+
+        static int matJ(long arg) {
+            return (int) (arg >>> 13) & 0x1FFF;
+        }
+
+        static int matK(long arg) {
+            return (int) arg & 0x1FFF;
+        }
+
         /** A pair (two quadrants in a row: a split) or a quadrant (its two k halves in order), from its long. */
         static void mat(Ours o, long arg) {
-            int kind = (int) (arg >>> 60);
-            int h = (int) (arg >>> 39) & 0x1FFFFF;
-            int i = (int) (arg >>> 26) & 0x1FFF;
-            int j = (int) (arg >>> 13) & 0x1FFF;
-            int k = (int) arg & 0x1FFF;
+            int kind = matKind(arg);
+            int h = matH(arg);
+            int i = matI(arg);
+            int j = matJ(arg);
+            int k = matK(arg);
             if (kind == PAIR) {
                 o.join(MAT, matArg(QUADRANT, i, j, k, h), matArg(QUADRANT, i, j + h, k, h));
             } else {
@@ -1602,7 +1642,7 @@ public class RecursiveShapesBench implements Fairness.Comparison {
         }
 
         static long sum(OursFork o, long range) {
-            return sumOf(o, (int) (range >>> 32), (int) range);
+            return sumOf(o, Ours.rangeLo(range), Ours.rangeHi(range));
         }
 
         /** FjSum.sum's shape: the right half forked, the left in place. */
@@ -1631,9 +1671,9 @@ public class RecursiveShapesBench implements Fairness.Comparison {
 
         /** FjStencil.step's shape: the right half forked, the left in place. */
         static void step(OursFork o, long arg) {
-            int parity = (int) (arg >>> 62);
-            int lo = (int) (arg >>> 31) & Integer.MAX_VALUE;
-            int hi = (int) arg & Integer.MAX_VALUE;
+            int parity = Ours.stepParity(arg);
+            int lo = Ours.stepLo(arg);
+            int hi = Ours.stepHi(arg);
             Problem p = o.problem;
             if (hi - lo <= p.size.stencilLeaf) {
                 stencilLeaf(p.stencilSource(parity), p.stencilTarget(parity), lo, hi);
@@ -1663,11 +1703,11 @@ public class RecursiveShapesBench implements Fairness.Comparison {
 
         /** A forked node, pair or quadrant, from its long ({@link Ours#matArg}). */
         static void mat(OursFork o, long arg) {
-            int kind = (int) (arg >>> 60);
-            int h = (int) (arg >>> 39) & 0x1FFFFF;
-            int i = (int) (arg >>> 26) & 0x1FFF;
-            int j = (int) (arg >>> 13) & 0x1FFF;
-            int k = (int) arg & 0x1FFF;
+            int kind = Ours.matKind(arg);
+            int h = Ours.matH(arg);
+            int i = Ours.matI(arg);
+            int j = Ours.matJ(arg);
+            int k = Ours.matK(arg);
             switch (kind) {
                 case NODE -> matNode(o, i, j, k, h);
                 case Ours.PAIR -> matPair(o, i, j, k, h);

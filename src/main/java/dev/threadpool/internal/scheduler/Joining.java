@@ -566,8 +566,6 @@ final class Joining {
                     joins.clearFork(idx);
                 } else {
                     here = false;
-                    ctx = null;
-                    arg = 0L;
                     self.joinDepth = d + 1; // helping while we wait uses the frames above ours
                     self.joinNest = n + 1;
                     awaitStolen(self, idx); // leapfrogging, then parked, as joinBoth. Never throws.

@@ -38,10 +38,16 @@ class ForkSettleTest {
         return TestSupport.oneWorkerVariants();
     }
 
+    /** Runs {@code body} as a task on the pool's worker and waits for it (bounded: TestSupport.WAIT). */
+    private static void onWorker(PoolCore core, Runnable body) throws Exception {
+        long h = core.submitWaitable(body, 0);
+        assertTrue(core.await(h, TestSupport.WAIT.toNanos()));
+    }
+
     /** A worker's state between tasks: what every case must leave behind. */
     private static String state(PoolCore core) throws Exception {
         AtomicReference<String> out = new AtomicReference<>();
-        long h = core.submitWaitable(() -> {
+        onWorker(core, () -> {
             WorkerThread self = (WorkerThread) Thread.currentThread();
             JoinDeques joins = core.joiningForTest().joinsForTest();
             StringBuilder s = new StringBuilder("depth " + self.joinDepth + " nest " + self.joinNest + " forkTop "
@@ -62,8 +68,7 @@ class ForkSettleTest {
                 }
             }
             out.set(s.toString());
-        }, 0);
-        assertTrue(core.await(h, TestSupport.WAIT.toNanos()));
+        });
         return out.get();
     }
 
@@ -156,7 +161,7 @@ class ForkSettleTest {
         try {
             IllegalArgumentException boom = new IllegalArgumentException("left open, failed");
             AtomicReference<Throwable> seen = new AtomicReference<>();
-            long h = core.submitWaitable(() -> {
+            onWorker(core, () -> {
                 try {
                     core.join(() -> core.fork(() -> {
                         throw boom;
@@ -164,8 +169,7 @@ class ForkSettleTest {
                 } catch (Throwable t) {
                     seen.set(t);
                 }
-            }, 0);
-            assertTrue(core.await(h, TestSupport.WAIT.toNanos()));
+            });
             assertTrue(seen.get() instanceof JoinFailedException, "got " + seen.get());
             assertSame(boom, seen.get().getCause());
             assertEquals(CLEAN, state(core));
@@ -182,7 +186,7 @@ class ForkSettleTest {
         PoolCore core = new PoolCore(v.builder().maxThreads(1).queueCapacity(1024).build());
         try {
             long[] sizes = new long[4];
-            long h = core.submitWaitable(() -> {
+            onWorker(core, () -> {
                 WorkerThread self = (WorkerThread) Thread.currentThread();
                 JoinDeques joins = core.joiningForTest().joinsForTest();
                 long f = core.fork(() -> { });
@@ -196,8 +200,7 @@ class ForkSettleTest {
                     core.joinFork(g);
                     sizes[3] = self.joinNest;
                 });
-            }, 0);
-            assertTrue(core.await(h, TestSupport.WAIT.toNanos()));
+            });
             assertEquals(1, sizes[0], "a fork at the top offers its half");
             assertEquals(Joining.EAGER_LEVELS, sizes[1]);
             assertEquals(Joining.EAGER_LEVELS, sizes[2], "below the eager levels, nobody wanting work: kept");
@@ -220,7 +223,7 @@ class ForkSettleTest {
         PoolCore core = new PoolCore(v.builder().maxThreads(1).queueCapacity(1024).build());
         try {
             List<String> order = new ArrayList<>();
-            long h = core.submitWaitable(() -> NestedJoins.nested(core, Joining.EAGER_LEVELS, () -> {
+            onWorker(core, () -> NestedJoins.nested(core, Joining.EAGER_LEVELS, () -> {
                 ObjLongToLongFunction<List<String>> half = (log, a) -> {
                     log.add("forked half");
                     return a;
@@ -228,8 +231,7 @@ class ForkSettleTest {
                 long f = core.forkLong(half, order, 7);
                 order.add("in place");
                 order.add("joined " + core.joinLong(f));
-            }), 0);
-            assertTrue(core.await(h, TestSupport.WAIT.toNanos()));
+            }));
             assertEquals(List.of("in place", "forked half", "joined 7"), order);
             assertEquals(CLEAN, state(core));
         } finally {
@@ -250,7 +252,7 @@ class ForkSettleTest {
         PoolCore core = new PoolCore(v.builder().maxThreads(1).queueCapacity(1024).build());
         try {
             List<String> seen = new ArrayList<>();
-            long h = core.submitWaitable(() -> NestedJoins.nested(core, Joining.EAGER_LEVELS, () -> {
+            onWorker(core, () -> NestedJoins.nested(core, Joining.EAGER_LEVELS, () -> {
                 ForkStack s = ((WorkerThread) Thread.currentThread()).forks;
                 ObjLongToLongFunction<List<String>> f = (log, a) -> {
                     log.add("f " + a);
@@ -283,8 +285,7 @@ class ForkSettleTest {
                 seen.add("a=" + core.joinLong(a));
                 seen.add("other " + other);
                 seen.add("last " + s.lastFn + " " + s.lastCtx);
-            }), 0);
-            assertTrue(core.await(h, TestSupport.WAIT.toNanos()));
+            }));
             assertEquals(List.of("runnable", "d=-4", "c=3", "f 2", "b=2", "f 1", "a=1", "other [g 4, f 3]",
                     "last null null"), seen);
             assertEquals(CLEAN, state(core));
@@ -305,7 +306,7 @@ class ForkSettleTest {
         try {
             long[] seen = new long[3];
             AtomicInteger ran = new AtomicInteger();
-            long h = core.submitWaitable(() -> {
+            onWorker(core, () -> {
                 WorkerThread self = (WorkerThread) Thread.currentThread();
                 JoinDeques joins = core.joiningForTest().joinsForTest();
                 NestedJoins.nested(core, PoolCore.JOIN_FRAMES + 4, () -> {
@@ -315,8 +316,7 @@ class ForkSettleTest {
                     seen[2] = self.joinDepth;
                     core.joinFork(f);
                 });
-            }, 0);
-            assertTrue(core.await(h, TestSupport.WAIT.toNanos()));
+            });
             assertEquals(PoolCore.JOIN_FRAMES, seen[0], "every frame taken");
             assertEquals(PoolCore.JOIN_FRAMES, seen[1], "the fork offered nothing");
             assertEquals(PoolCore.JOIN_FRAMES, seen[2], "and took no frame");
