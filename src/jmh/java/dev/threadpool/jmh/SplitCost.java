@@ -12,12 +12,14 @@ import java.util.concurrent.ForkJoinPool;
  * splits; the median over {@code runs} ops after 20. Not a JMH benchmark: a main, one JVM per line (issue 43's
  * modes differ between JVMs: run each side several times, interleaved).
  * <ul>
- *   <li>{@code side}: {@code SERIAL} (the floor), {@code FORK_JOIN} ({@code ForkJoinPool(1)}), a pool name of
+ *   <li>{@code side}: {@code SERIAL} (plain recursion), {@code FORK_JOIN} ({@code ForkJoinPool(1)}), a pool name of
  *       {@link FanoutBench#ours} with one worker ({@code WS_RING}, ...: {@code join(fn, ctx, l, r)}), or the same
- *       with {@code _FORK} (fork handles).</li>
+ *       with {@code _FORK} (fork handles); or {@code FLOOR_JOIN} / {@code FLOOR_FORK}: ours' code of either form
+ *       over a stand-in that does nothing a pool must do ({@link SplitFloor}), on the calling thread: what no pool
+ *       of this API can go below.</li>
  *   <li>{@code shape}: {@code fib} ({@code fib(30)}, threshold 2) or {@code quadrature} (LARGE's eps).</li>
  * </ul>
- * PERFORMANCE_TRACKING 82 measured with it what a fork costs against a join and FJP's task.
+ * PERFORMANCE_TRACKING 82 measured with it what a fork costs against a join and FJP's task; 86 the floors.
  *
  * <pre>
  * java --enable-native-access=ALL-UNNAMED -Xms1g -Xmx1g -cp ... dev.threadpool.jmh.SplitCost WS_RING_FORK fib [runs=30]
@@ -41,12 +43,17 @@ public final class SplitCost {
             default -> throw new IllegalArgumentException("shape must be fib or quadrature, not " + shape);
         };
         ForkJoinPool fj = side.equals("FORK_JOIN") ? new ForkJoinPool(1) : null;
+        boolean floor = side.startsWith("FLOOR_");
         boolean fork = side.endsWith("_FORK");
-        ThreadPool pool = fj == null && !side.equals("SERIAL")
+        ThreadPool pool = fj == null && !floor && !side.equals("SERIAL")
                 ? FanoutBench.ours(fork ? side.substring(0, side.length() - "_FORK".length()) : side, 1) : null;
-        RecursiveShapesBench.Side s = side.equals("SERIAL") ? new RecursiveShapesBench.Serial()
-                : fj != null ? new RecursiveShapesBench.ForkJoin(fj)
-                : fork ? new RecursiveShapesBench.OursFork(pool) : new RecursiveShapesBench.Ours(pool);
+        RecursiveShapesBench.Side s = switch (side) {
+            case "SERIAL" -> new RecursiveShapesBench.Serial();
+            case "FORK_JOIN" -> new RecursiveShapesBench.ForkJoin(fj);
+            case "FLOOR_JOIN" -> new SplitFloor.JoinFloor();
+            case "FLOOR_FORK" -> new SplitFloor.ForkFloor();
+            default -> fork ? new RecursiveShapesBench.OursFork(pool) : new RecursiveShapesBench.Ours(pool);
+        };
         long want = shape.equals("fib") ? new RecursiveShapesBench.Serial().fib(FIB_N)
                 : Double.doubleToRawLongBits(new RecursiveShapesBench.Serial().quadrature(size.quadEps()));
         double[] ns = new double[runs];
