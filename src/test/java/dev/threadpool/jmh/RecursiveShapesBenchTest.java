@@ -247,4 +247,26 @@ class RecursiveShapesBenchTest {
                 () -> new Size("X", 10, 0.0, 8, 2, 1 << 10, 1 << 4, 1 << 10, 1 << 4, 1, 64, 16));
         assertTrue(e.getMessage().contains("quadEps=0.0"), e.getMessage());
     }
+
+    /**
+     * SplitCost's floors (SplitFloor) run ours' code over a stand-in pool: they must still compute what the serial
+     * recursion does, or the floor would time other work. Both sizes' tolerances, fib of several n.
+     */
+    @Test
+    void theSplitFloorsGiveTheSerialResults() throws Exception {
+        Serial s = new Serial();
+        for (RecursiveShapesBench.Side floor : List.of(new SplitFloor.JoinFloor(), new SplitFloor.ForkFloor())) {
+            for (int n : new int[] {0, 1, 2, 16, 25}) {
+                assertEquals(Serial.fibOf(n), floor.fib(n), floor.getClass().getSimpleName() + " fib(" + n + ")");
+            }
+            for (Size sz : List.of(Size.SMALL, Size.LARGE)) {
+                for (int k = 0; k < 2; k++) { // the second run starts from the stacks the first one left
+                    assertEquals(Double.doubleToRawLongBits(s.quadrature(sz.quadEps())),
+                            Double.doubleToRawLongBits(floor.quadrature(sz.quadEps())),
+                            floor.getClass().getSimpleName() + " quadrature at " + sz.name());
+                }
+            }
+            assertThrows(UnsupportedOperationException.class, () -> floor.queens(8, 2));
+        }
+    }
 }
