@@ -603,6 +603,14 @@ public final class JoinDeques implements AutoCloseable {
         return Mem.getLongOpaqueAt(words, wordsBase, Layout.WAITERS_OFFSET); // opaque: a hint, as waiters()
     }
 
+    /**
+     * WAITERS' raw address, or 0 where {@link Mem#RAW} is false: for a reader that keeps it in a field of its own
+     * and loads it as {@link #waitersOnWorker} does (Joining's demand check). Valid while a worker runs.
+     */
+    public long waitersAddress() {
+        return wordsBase == 0 ? 0 : wordsBase + Layout.WAITERS_OFFSET;
+    }
+
     /** Whether worker {@code v}'s deque holds an entry (volatile loads of top and bottom). */
     public boolean nonEmpty(int v) {
         return deques[v].size() > 0;

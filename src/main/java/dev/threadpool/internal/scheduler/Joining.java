@@ -8,6 +8,7 @@ import dev.threadpool.ObjLongToLongFunction;
 import dev.threadpool.TaskCancelledException;
 import dev.threadpool.TaskFailedException;
 import dev.threadpool.WaitGroup;
+import dev.threadpool.internal.memory.Mem;
 import dev.threadpool.internal.queue.QueueEntry;
 import dev.threadpool.internal.stats.PoolCounters;
 import java.util.concurrent.locks.LockSupport;
@@ -151,6 +152,17 @@ final class Joining {
     private final boolean onDemand;
     /** Which workers' join deques may hold a half (word JOINS of the pool's WorkSummary). */
     private final WorkSummary summary;
+    /**
+     * The demand words' raw addresses ({@link #wanted}): the topology's SEARCHING count, the idle mask and
+     * {@link JoinDeques#waiters}; all three 0 where {@code Mem.RAW} is false, and then {@link #wanted} reads them
+     * through their structures. Held here so that the demand check of a join or fork reads no object but this one
+     * and the worker's own: read through the three structures' objects (their segment and base fields), a join
+     * tree on two workers ran at one worker's speed in about one JVM in four, its time on the loads of those
+     * objects' fields (PERFORMANCE_TRACKING 87). Valid while a worker runs (native-notes/FFM.md, "Raw addresses").
+     */
+    private final long searchingAt;
+    private final long idleMaskAt;
+    private final long waitersAt;
 
     Joining(JoinDeques joins, Lifecycle lifecycle, ParkingLot parking, PoolCounters counters, long stealers,
             WakeCoalescer searching, boolean onDemand) {
@@ -163,6 +175,9 @@ final class Joining {
         this.searching = searching;
         this.onDemand = onDemand;
         this.summary = parking.work();
+        this.searchingAt = searching.searchingAddress();
+        this.idleMaskAt = parking.idleMaskAddress();
+        this.waitersAt = joins.waitersAddress();
     }
 
     /** Whether worker {@code w} steals join halves (idle, or helping). */
@@ -813,9 +828,15 @@ final class Joining {
     /**
      * Whether some worker wants work now (class comment, "Offer on demand"): one searching, a stealer parked,
      * or an owner waiting for its stolen half with nothing to help with. Three loads of lines that are written
-     * only when a worker starts or ends a search, a park or such a wait; hints, not a handshake.
+     * only when a worker starts or ends a search, a park or such a wait; hints, not a handshake. By the addresses
+     * this object holds ({@link #searchingAt}), else through the structures.
      */
     private boolean wanted() {
+        if (searchingAt != 0) { // Mem.RAW: all three are addresses
+            return Mem.getLongOpaqueAt(searchingAt) != 0 // opaque: pairs with nothing (a miss costs parallelism only)
+                    || (Mem.getLongOpaqueAt(idleMaskAt) & stealers) != 0 // opaque: a parked stealer, woken by the offer
+                    || Mem.getLongOpaqueAt(waitersAt) != 0; // opaque: a hint, as JoinDeques.waiters
+        }
         return searching.searchersOnWorker() != 0 // opaque: pairs with nothing (a miss costs parallelism only)
                 || (parking.idleMaskHintOnWorker() & stealers) != 0 // opaque: a parked stealer, woken by the offer
                 || joins.waitersOnWorker() != 0; // opaque
@@ -1212,6 +1233,11 @@ final class Joining {
 
     boolean wantedForTest() {
         return wanted();
+    }
+
+    /** Whether some worker is searching now (the topology's SEARCHING count, through its structure). */
+    boolean searchingForTest() {
+        return searching.searchers() != 0;
     }
 
     /** Whether a stealer is parked now (its idle bit set): a volatile load of the idle mask. */

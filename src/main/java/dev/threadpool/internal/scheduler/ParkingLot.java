@@ -165,6 +165,14 @@ public final class ParkingLot {
     }
 
     /**
+     * The idle mask's raw address, or 0 where {@link Mem#RAW} is false: for a reader that keeps it in a field of
+     * its own and loads it as {@link #idleMaskHintOnWorker} does (Joining's demand check). Valid while a worker runs.
+     */
+    public long idleMaskAddress() {
+        return base == 0 ? 0 : base + Layout.IDLE_MASK_OFFSET;
+    }
+
+    /**
      * Steps b and c: wakes one announced worker, starting from a rotating hint so the same worker is not
      * always the one woken. Returns the index woken, or -1 when no worker was idle.
      */

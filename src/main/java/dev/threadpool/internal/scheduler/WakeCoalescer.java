@@ -133,6 +133,14 @@ public final class WakeCoalescer {
     }
 
     /**
+     * The SEARCHING word's raw address, or 0 where {@link Mem#RAW} is false: for a reader that keeps it in a field
+     * of its own and loads it as {@link #searchersOnWorker} does (Joining's demand check). Valid while a worker runs.
+     */
+    public long searchingAddress() {
+        return base == 0 ? 0 : base + Layout.SEARCHING_OFFSET;
+    }
+
+    /**
      * After a publish: wakes one parked worker unless a searcher is bound to see the entry (see Rule); true
      * when it woke one. The caller's publish must be seq_cst or followed by a full fence.
      */

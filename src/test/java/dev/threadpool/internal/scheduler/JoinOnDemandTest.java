@@ -119,6 +119,47 @@ class JoinOnDemandTest {
     }
 
     /**
+     * A worker that is searching (spinning, not parked: SPIN_THEN_PARK with the longest spin) is demand on its own:
+     * the deep join offers with no idle bit set and no owner waiting. Its own case because each demand word is read
+     * by an address Joining keeps (PERFORMANCE_TRACKING 87): one taken from the wrong structure fails here.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("dev.threadpool.TestSupport#poolVariants")
+    @Timeout(60)
+    void aDeepJoinOffersWhileTheOtherWorkerSearches(PoolVariant v) throws Exception {
+        PoolCore core = new PoolCore(v.builder().maxThreads(2).idleStrategy(IdleStrategy.SPIN_THEN_PARK)
+                .spinBeforePark(java.time.Duration.ofSeconds(1)).build());
+        try {
+            Joining j = core.joiningForTest();
+            CountDownLatch rightStarted = new CountDownLatch(1);
+            AtomicInteger leftSawRight = new AtomicInteger(-1);
+            AtomicInteger parkedAtJoin = new AtomicInteger(-1);
+            long h = core.submitWaitable(() -> {
+                WorkerThread self = (WorkerThread) Thread.currentThread();
+                NestedJoins.nested(core, Joining.EAGER_LEVELS, () -> {
+                    // the eager levels' offers woke the other worker if it had parked. Once it has taken their
+                    // halves (our deque empty: nothing left it could run instead of searching) it spins for up to
+                    // 1 s, searching, its idle bit clear
+                    TestSupport.eventually("the other worker took the eager halves and searches, not parked",
+                            () -> j.joinsForTest().size(self.index) == 0 && j.searchingForTest()
+                                    && !j.stealerParkedForTest());
+                    parkedAtJoin.set(j.stealerParkedForTest() ? 1 : 0);
+                    try {
+                        core.join(() -> leftSawRight.set(await(rightStarted) ? 1 : 0), rightStarted::countDown);
+                    } catch (InterruptedException e) {
+                        throw new AssertionError(e);
+                    }
+                });
+            }, 0);
+            assertTrue(core.await(h, TestSupport.WAIT.toNanos()));
+            assertEquals(0, parkedAtJoin.get(), "no stealer parked when the deep join began: searching was the demand");
+            assertEquals(1, leftSawRight.get(), "the deep join's right half ran while its left waited: it was offered");
+        } finally {
+            core.close();
+        }
+    }
+
+    /**
      * An owner whose half was stolen and who finds nothing of its thief's to help with is demand: the thief's
      * next deep join offers, and the owner runs that half (leapfrogging), though both workers are busy.
      */
