@@ -48,6 +48,16 @@ final class SplitFloor {
         final int[] sp = new int[(ROWS + 1) * SP_STRIDE];
         double eps;
 
+        /** A quadrature begins: every stack empty, the root's node in slot 0 (row 0's), as OursFork's root. */
+        void setRoot(double eps) {
+            this.eps = eps;
+            java.util.Arrays.fill(sp, 0);
+            double fa = Quad.f(Quad.A);
+            double fb = Quad.f(Quad.B);
+            double fm = Quad.f((Quad.A + Quad.B) * 0.5);
+            setSlot(0, Quad.A, Quad.B, fa, fm, fb, Quad.simpson(Quad.A, Quad.B, fa, fm, fb));
+        }
+
         void setSlot(int slot, double a, double b, double fa, double fm, double fb, double whole) {
             int o = slot * SLOT;
             slots[o + A] = a;
@@ -115,12 +125,7 @@ final class SplitFloor {
 
         @Override
         double quadrature(double eps) {
-            this.eps = eps;
-            java.util.Arrays.fill(sp, 0);
-            double fa = Quad.f(Quad.A);
-            double fb = Quad.f(Quad.B);
-            double fm = Quad.f((Quad.A + Quad.B) * 0.5);
-            setSlot(0, Quad.A, Quad.B, fa, fm, fb, Quad.simpson(Quad.A, Quad.B, fa, fm, fb));
+            setRoot(eps);
             quad(this, 0L); // the root's node in slot 0 (Ours runs the root's own split on the caller: the same work)
             return slots[RESULT];
         }
@@ -225,12 +230,7 @@ final class SplitFloor {
 
         @Override
         double quadrature(double eps) {
-            this.eps = eps;
-            java.util.Arrays.fill(sp, 0);
-            double fa = Quad.f(Quad.A);
-            double fb = Quad.f(Quad.B);
-            double fm = Quad.f((Quad.A + Quad.B) * 0.5);
-            setSlot(0, Quad.A, Quad.B, fa, fm, fb, Quad.simpson(Quad.A, Quad.B, fa, fm, fb));
+            setRoot(eps);
             return quad(this, RecursiveShapesBench.OursFork.quadArg(0, 0));
         }
 

@@ -156,8 +156,8 @@ final class Joining {
      * The demand words' raw addresses ({@link #wanted}): the topology's SEARCHING count, the idle mask and
      * {@link JoinDeques#waiters}; all three 0 where {@code Mem.RAW} is false, and then {@link #wanted} reads them
      * through their structures. Held here so that the demand check of a join or fork reads no object but this one
-     * and the worker's own: read through the three structures' objects (their segment and base fields), a join
-     * tree on two workers ran at one worker's speed in about one JVM in four, its time on the loads of those
+     * and the worker's own: read through the three structures' objects (their segment and base fields), a prebuilt
+     * join tree on two workers ran at one worker's speed in 16 of 40 JMH forks, its time on the loads of those
      * objects' fields (PERFORMANCE_TRACKING 87). Valid while a worker runs (native-notes/FFM.md, "Raw addresses").
      */
     private final long searchingAt;
