@@ -1,13 +1,32 @@
 package dev.threadpool.internal.scheduler;
 
 import dev.threadpool.PoolConfig;
+import dev.threadpool.internal.memory.CacheLine;
 import dev.threadpool.internal.os.Affinity;
 
 /**
- * A pool worker. Being a subclass lets the submit path recognise "called from one of my workers" with one
- * type check and one field compare, with no thread-local lookup.
+ * {@link CacheLine#PAD} of fields between {@link Thread}'s and {@link WorkerThread}'s own: the collector puts the
+ * workers' threads next to whatever it traced before them, and a worker writes the fields below on every join,
+ * fork and carried task. Thread's own fields (about 100 bytes after the header) are written by their thread only
+ * or not at all in a pool's life, so with this pad no other object's line reaches {@link WorkerThreadFields}.
+ * HotSpot lays a superclass's fields out before its subclass's; Thread leaves no hole that a long can fill, and
+ * {@code WorkerThreadLayoutTest} reads the offsets the running JVM chose.
  */
-public final class WorkerThread extends Thread {
+@SuppressWarnings("unused")
+abstract class WorkerThreadPad extends Thread {
+    long p00, p01, p02, p03, p04, p05, p06, p07, p08, p09, p10, p11, p12, p13, p14, p15;
+
+    WorkerThreadPad(String name, long stackSize) {
+        super(null, null, name, stackSize); // stackSize 0: the JVM's default, as Thread(String) has
+    }
+}
+
+/**
+ * The worker's own fields, between two pads: the owner-only plain fields a worker writes as it runs, and the final
+ * ones it reads as often. Unpadded, they lay on the object's last line, which the collector shares with the next
+ * object in some JVMs and not in others (native-notes/FFM.md, "The Java heap needs the same care").
+ */
+abstract class WorkerThreadFields extends WorkerThreadPad {
     final PoolCore core;
     final int index;
     /**
@@ -84,6 +103,24 @@ public final class WorkerThread extends Thread {
      */
     long runSeq;
 
+    WorkerThreadFields(PoolCore core, int index, String name, long stackSize, boolean overflow, boolean watched) {
+        super(name, stackSize);
+        this.core = core;
+        this.index = index;
+        this.overflow = overflow;
+        this.watched = watched;
+    }
+}
+
+/**
+ * A pool worker. Being a subclass lets the submit path recognise "called from one of my workers" with one
+ * type check and one field compare, with no thread-local lookup. Its fields are in {@link WorkerThreadFields},
+ * a {@link CacheLine#PAD} from both ends of the object (the pad below and {@link WorkerThreadPad}).
+ */
+@SuppressWarnings("unused")
+public final class WorkerThread extends WorkerThreadFields {
+    long q00, q01, q02, q03, q04, q05, q06, q07, q08, q09, q10, q11, q12, q13, q14, q15;
+
     /** A worker with the JVM's default stack size, priority and uncaught handler (white-box tests). */
     WorkerThread(PoolCore core, int index, String name, boolean daemon, boolean overflow, boolean watched) {
         this(core, index, name, daemon, overflow, watched, 0L, Thread.NORM_PRIORITY, null);
@@ -100,11 +137,7 @@ public final class WorkerThread extends Thread {
 
     private WorkerThread(PoolCore core, int index, String name, boolean daemon, boolean overflow, boolean watched,
             long stackSize, int priority, Thread.UncaughtExceptionHandler uncaught) {
-        super(null, null, name, stackSize); // stackSize 0: the JVM's default, as Thread(String) has
-        this.core = core;
-        this.index = index;
-        this.overflow = overflow;
-        this.watched = watched;
+        super(core, index, name, stackSize, overflow, watched);
         setDaemon(daemon);
         applySettings(this, priority, uncaught);
     }

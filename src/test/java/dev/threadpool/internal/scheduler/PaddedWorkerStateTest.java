@@ -8,20 +8,30 @@ import java.lang.reflect.Modifier;
 import org.junit.jupiter.api.Test;
 
 /**
- * WorkStealingScheduler's per-worker state ({@link WorkerState}) is padded by class hierarchy (a PAD of fields
- * before and after the owner's own). HotSpot decides the field layout, and it fills holes in a superclass's layout with a subclass's
- * small fields, so this checks the layout the running JVM chose: every owner field at least a
- * {@link CacheLine#PAD} from the object's start and from its end.
+ * The per-worker objects a worker writes as it runs are padded by class hierarchy (a PAD of fields before and
+ * after the owner's own): WorkStealingScheduler's {@link WorkerState} and the worker thread itself
+ * ({@link WorkerThread}, whose own fields follow {@link Thread}'s). HotSpot decides the field layout, and it fills
+ * holes in a superclass's layout with a subclass's small fields, so this checks the layout the running JVM chose:
+ * every owner field at least a {@link CacheLine#PAD} from the object's start and from its end.
  */
 class PaddedWorkerStateTest {
 
     @Test
-    @SuppressWarnings({"deprecation", "removal"})
     void theOwnersFieldsLieAPadFromBothEndsOfTheObject() throws Exception {
+        assertPadded(WorkerState.class, 8);
+    }
+
+    @Test
+    void aWorkerThreadsOwnFieldsLieAPadFromThreadsAndFromTheObjectsEnd() throws Exception {
+        assertPadded(WorkerThread.class, 16);
+    }
+
+    /** Every non-pad field declared below {@link Thread} (none of java.*) is the owner's. */
+    @SuppressWarnings({"deprecation", "removal"})
+    private static void assertPadded(Class<?> c, int minOwn) throws Exception {
         Field theUnsafe = sun.misc.Unsafe.class.getDeclaredField("theUnsafe");
         theUnsafe.setAccessible(true);
         sun.misc.Unsafe u = (sun.misc.Unsafe) theUnsafe.get(null);
-        Class<?> c = WorkerState.class;
         long firstOwn = Long.MAX_VALUE;
         long endOwn = 0;
         long endAll = 0;
@@ -34,16 +44,18 @@ class PaddedWorkerStateTest {
                 long off = u.objectFieldOffset(f);
                 long end = off + size(f.getType());
                 endAll = Math.max(endAll, end);
-                if (!f.getName().matches("p|p\\d\\d|q\\d\\d")) {
+                boolean jdk = k.getName().startsWith("java.");
+                if (!jdk && !f.getName().matches("p|p\\d\\d|q\\d\\d")) {
                     own++;
                     firstOwn = Math.min(firstOwn, off);
                     endOwn = Math.max(endOwn, end);
                 }
             }
         }
-        assertTrue(own >= 8, "the owner's fields were found: " + own);
-        assertTrue(firstOwn >= CacheLine.PAD, "first owner field at offset " + firstOwn);
-        assertTrue(endAll - endOwn >= CacheLine.PAD, "owner fields end at " + endOwn + ", the object at " + endAll);
+        assertTrue(own >= minOwn, c.getSimpleName() + ": the owner's fields were found: " + own);
+        assertTrue(firstOwn >= CacheLine.PAD, c.getSimpleName() + ": first owner field at offset " + firstOwn);
+        assertTrue(endAll - endOwn >= CacheLine.PAD,
+                c.getSimpleName() + ": owner fields end at " + endOwn + ", the object at " + endAll);
     }
 
     private static long size(Class<?> t) {
