@@ -1,6 +1,38 @@
 package dev.threadpool.internal.scheduler;
 
 import dev.threadpool.PoolConfig;
+import dev.threadpool.internal.memory.CacheLine;
+
+/**
+ * A {@link CacheLine#PAD} of fields ahead of {@link ForkStackFields}: a worker writes its fork stack's fields on
+ * every fork and join, and the collector puts the stack next to whatever it traced before it (native-notes/FFM.md,
+ * "The Java heap needs the same care"). The int fills the hole the header leaves, as in {@link WorkerStatePad}.
+ */
+@SuppressWarnings("unused")
+abstract class ForkStackPad {
+    int p;
+    long p00, p01, p02, p03, p04, p05, p06, p07, p08, p09, p10, p11, p12, p13, p14, p15;
+}
+
+/** {@link ForkStack}'s fields, between two pads; the arrays' entries lie {@link ForkStack#GAP} from both ends. */
+abstract class ForkStackFields extends ForkStackPad {
+    long[] handles = new long[ForkStack.INITIAL_CAPACITY + 2 * ForkStack.GAP];
+    long[] levels = new long[ForkStack.INITIAL_CAPACITY + 2 * ForkStack.GAP];
+    Object[] fns = new Object[ForkStack.INITIAL_CAPACITY + 2 * ForkStack.GAP];
+    Object[] ctxs = new Object[ForkStack.INITIAL_CAPACITY + 2 * ForkStack.GAP];
+    long[] args = new long[ForkStack.INITIAL_CAPACITY + 2 * ForkStack.GAP];
+    /** The function of the newest open kept argument-form fork, or null (class comment). */
+    Object lastFn;
+    /** Its context marker, or null. */
+    Object lastCtx;
+    /** Forks this worker made: the sequence of the next handle. */
+    long seq;
+    /**
+     * An {@code OBJECT} result on its way from {@link Joining#joinFork} or {@link Joining#invoke} to the caller, who
+     * takes it with {@link #takeResult} (so no result stays reachable from the pool).
+     */
+    Object result;
+}
 
 /**
  * The open forks of one worker ({@code ThreadPool.fork} and its typed forms, protocol in {@link Joining}, "Fork
@@ -21,6 +53,7 @@ import dev.threadpool.PoolConfig;
  * names that worker, one from outside the pool no worker at all.
  *
  * <h2>An entry</h2>
+ * The entry at position {@code pos} is element {@code GAP + pos} of five arrays ({@link #GAP}: see "Padding"):
  * <pre>
  *   handles[pos]   the fork's handle (left in place after its join)
  *   levels[pos]    the worker's joinNest << 32 | joinDepth when it forked: what its join restores, and what
@@ -44,8 +77,18 @@ import dev.threadpool.PoolConfig;
  *
  * <p>The arrays start at {@link #INITIAL_CAPACITY} entries and double when a fork finds them full, so a worker
  * allocates only when its forks nest deeper than ever before on it: warm, nothing.
+ *
+ * <h2>Padding</h2>
+ * A worker writes its stack's fields and entries on every fork and join, and the collector puts the stack and its
+ * arrays next to whatever it traced before them, another worker's hot objects included. So the fields lie between
+ * two pads ({@link ForkStackPad} and the longs below), and each array keeps {@link #GAP} empty elements before its
+ * first entry and after its last, as the worker thread's fields and the join halves' runs are kept apart
+ * (native-notes/FFM.md, "The Java heap needs the same care").
  */
-final class ForkStack {
+@SuppressWarnings("unused")
+final class ForkStack extends ForkStackFields {
+    long q00, q01, q02, q03, q04, q05, q06, q07, q08, q09, q10, q11, q12, q13, q14, q15;
+
     /** A fork joined with {@code join}: a {@code Runnable} or {@code ObjLongConsumer} half. */
     static final int VOID = 0;
     /** {@code forkLong} / {@code joinLong}: an {@code ObjLongToLongFunction} half. */
@@ -84,22 +127,45 @@ final class ForkStack {
     /** {@link #levels}: the joinDepth bits (a depth is at most the frames per worker, far below 2^30). */
     private static final long DEPTH_MASK = (1L << 30) - 1;
 
-    long[] handles = new long[INITIAL_CAPACITY];
-    long[] levels = new long[INITIAL_CAPACITY];
-    Object[] fns = new Object[INITIAL_CAPACITY];
-    Object[] ctxs = new Object[INITIAL_CAPACITY];
-    long[] args = new long[INITIAL_CAPACITY];
-    /** The function of the newest open kept argument-form fork, or null (class comment). */
-    Object lastFn;
-    /** Its context marker, or null. */
-    Object lastCtx;
-    /** Forks this worker made: the sequence of the next handle. */
-    long seq;
     /**
-     * An {@code OBJECT} result on its way from {@link Joining#joinFork} or {@link Joining#invoke} to the caller, who
-     * takes it with {@link #takeResult} (so no result stays reachable from the pool).
+     * Entries kept empty before the first entry and after the last of each array: {@link CacheLine#REF_GAP}
+     * elements, at least a {@link CacheLine#PAD} of bytes, so an entry never shares a line with the array's header
+     * or with the object the collector puts next. An entry at position {@code pos} is element {@code GAP + pos}.
      */
-    Object result;
+    static final int GAP = CacheLine.REF_GAP;
+
+    /** The handle of the fork at {@code pos}. */
+    long handleAt(int pos) {
+        return handles[GAP + pos];
+    }
+
+    void setHandle(int pos, long h) {
+        handles[GAP + pos] = h;
+    }
+
+    /** The levels of the fork at {@code pos} (class comment, "An entry"). */
+    long levelsAt(int pos) {
+        return levels[GAP + pos];
+    }
+
+    void setLevels(int pos, long lv) {
+        levels[GAP + pos] = lv;
+    }
+
+    /** A kept fork's argument. */
+    long argAt(int pos) {
+        return args[GAP + pos];
+    }
+
+    /** The function or the saved pair's function in the entry at {@code pos} (white-box tests). */
+    Object fnAt(int pos) {
+        return fns[GAP + pos];
+    }
+
+    /** The saved pair's context in the entry at {@code pos} (white-box tests). */
+    Object ctxAt(int pos) {
+        return ctxs[GAP + pos];
+    }
 
     /** {@link #result}, cleared. */
     Object takeResult() {
@@ -109,7 +175,7 @@ final class ForkStack {
     }
 
     int capacity() {
-        return handles.length;
+        return handles.length - 2 * GAP;
     }
 
     /**
@@ -122,7 +188,7 @@ final class ForkStack {
             throw new IllegalStateException("fork: " + MAX_OPEN + " forks are open on this worker already (forks"
                     + " nested that deep need a stack of about " + (MAX_OPEN / 512) + " MiB; join some first)");
         }
-        int cap = Math.min(MAX_OPEN, Math.max(handles.length * 2, pos + 1));
+        int cap = Math.min(MAX_OPEN, Math.max(capacity() * 2, pos + 1)) + 2 * GAP;
         handles = java.util.Arrays.copyOf(handles, cap);
         levels = java.util.Arrays.copyOf(levels, cap);
         fns = java.util.Arrays.copyOf(fns, cap);
@@ -197,16 +263,16 @@ final class ForkStack {
      * (null for a {@code Runnable} half) and {@code arg}. Returns the kind bits for the entry's levels.
      */
     long keep(int pos, Object fn, Object ctx, long arg) {
-        args[pos] = arg;
+        args[GAP + pos] = arg;
         if (ctx == null) {
-            fns[pos] = fn;
+            fns[GAP + pos] = fn;
             return KEPT_OWN;
         }
         if (fn == lastFn && ctx == lastCtx) {
             return KEPT_SAME; // a recursion's every level: no reference stored
         }
-        fns[pos] = lastFn;
-        ctxs[pos] = lastCtx;
+        fns[GAP + pos] = lastFn;
+        ctxs[GAP + pos] = lastCtx;
         lastFn = fn;
         lastCtx = ctx;
         return KEPT_CHANGED;
@@ -231,15 +297,15 @@ final class ForkStack {
         long kind = lv & KEPT;
         Object half;
         if (kind == KEPT_OWN) {
-            half = fns[pos];
-            fns[pos] = null;
+            half = fns[GAP + pos];
+            fns[GAP + pos] = null;
         } else {
             half = lastFn;
             if (kind == KEPT_CHANGED) {
-                lastFn = fns[pos];
-                lastCtx = ctxs[pos];
-                fns[pos] = null;
-                ctxs[pos] = null;
+                lastFn = fns[GAP + pos];
+                lastCtx = ctxs[GAP + pos];
+                fns[GAP + pos] = null;
+                ctxs[GAP + pos] = null;
             }
         }
         return half;

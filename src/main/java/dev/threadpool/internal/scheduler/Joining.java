@@ -499,13 +499,13 @@ final class Joining {
         final int n = self.joinNest;
         final int w = self.index;
         final long h = ForkStack.handle(form, w, pos, ++s.seq);
-        s.handles[pos] = h;
+        s.setHandle(pos, h);
         // offered as joinBoth offers: the top levels always, below them while some worker wants work, never past the
         // frames or into a frame an abandoned half or an open fork's stolen half still holds
         if (d < framesPerWorker && (n < EAGER_LEVELS || !onDemand || wanted())) {
             final int idx = joins.frame(w, d);
             if (joins.frameFree(idx) || reclaim(self, idx)) {
-                s.levels[pos] = ForkStack.levels(d, n);
+                s.setLevels(pos, ForkStack.levels(d, n));
                 // the push before forkTop moves: an Error in between leaves an abandoned half (runAbandoned), never an
                 // OFFERED entry whose half is not on the deque
                 long before = joins.offerFork(w, idx, fn, ctx, arg, h);
@@ -522,7 +522,7 @@ final class Joining {
         // KEPT: nobody wants work, or no frame; the half waits in the entry for its join, nothing shared written, and
         // no reference stored when it is the same function and context as the newest kept fork's (ForkStack). No
         // frame taken, so joinDepth stays (a join inside uses the frame an offering one would have, as runBothHere)
-        s.levels[pos] = ForkStack.levels(d, n) | s.keep(pos, fn, ctx, arg);
+        s.setLevels(pos, ForkStack.levels(d, n) | s.keep(pos, fn, ctx, arg));
         self.joinNest = n + 1;
         self.forkTop = pos + 1;
         return h;
@@ -543,7 +543,7 @@ final class Joining {
     long joinFork(WorkerThread self, long h, int form) {
         final ForkStack s = self.forks;
         final int pos = openPosition(self, s, h, form);
-        final long lv = s.levels[pos];
+        final long lv = s.levelsAt(pos);
         final int d = ForkStack.depthOf(lv);
         final int n = ForkStack.nestOf(lv);
         if (self.joinNest != n + 1) { // owner-only plain field: the fork's scope is the code that joins it
@@ -562,7 +562,7 @@ final class Joining {
         final boolean kept = ForkStack.isKept(lv);
         if (kept) { // taken before the try, whose finally pops the entry: an Error here leaves the entry open and whole
             ctx = s.keptCtx(lv);
-            arg = s.args[pos];
+            arg = s.argAt(pos);
             half = s.takeKept(pos, lv); // no reference kept past the join
         }
         try {
@@ -647,14 +647,14 @@ final class Joining {
         final ForkStack s = self.forks;
         while (self.forkTop > top) {
             final int pos = self.forkTop - 1;
-            final long lv = s.levels[pos];
+            final long lv = s.levelsAt(pos);
             final boolean kept = ForkStack.isKept(lv);
             Object half = null;
             Object ctx = null;
             long arg = 0L;
             if (kept) { // taken before the entry is popped: an Error here leaves it open and whole (ForkStack.takeKept)
                 ctx = s.keptCtx(lv);
-                arg = s.args[pos];
+                arg = s.argAt(pos);
                 half = s.takeKept(pos, lv);
             }
             self.forkTop = pos; // popped before its half runs: the half's own forks go above
@@ -670,7 +670,7 @@ final class Joining {
             }
             Throwable f;
             try {
-                f = kept ? runSettled(self, ForkStack.formOf(s.handles[pos]), half, ctx, arg, null)
+                f = kept ? runSettled(self, ForkStack.formOf(s.handleAt(pos)), half, ctx, arg, null)
                         : settleOffered(self, s, pos, d);
             } catch (Throwable t) {
                 f = t; // the pool's own code (an Error): the entry is popped, its half counted as failed
@@ -685,7 +685,7 @@ final class Joining {
      * run here, or its thief waited for, as its join would have; its failure.
      */
     private Throwable settleOffered(WorkerThread self, ForkStack s, int pos, int d) {
-        final long h = s.handles[pos];
+        final long h = s.handleAt(pos);
         Throwable failure = null;
         final int w = self.index;
         final int idx = joins.frame(w, d);
@@ -738,7 +738,7 @@ final class Joining {
         long h = joins.forkHandle(idx);
         if (h != 0) {
             int pos = ForkStack.posOf(h);
-            if (pos < self.forkTop && self.forks.handles[pos] == h) {
+            if (pos < self.forkTop && self.forks.handleAt(pos) == h) {
                 return false; // an open fork's half, stolen: its settle frees the frame
             }
         }
@@ -771,7 +771,7 @@ final class Joining {
                     + " (worker " + self.index + "): a fork is joined by the worker, and in the code, that forked it");
         }
         int pos = ForkStack.posOf(h);
-        if (pos >= s.capacity() || s.handles[pos] != h) {
+        if (pos >= s.capacity() || s.handleAt(pos) != h) {
             throw new InvalidHandleException("stale fork handle " + ForkStack.describe(h) + ": no fork of this worker"
                     + " has it (joined long ago and its position reused by a later fork, or never issued here)");
         }
@@ -800,9 +800,9 @@ final class Joining {
                     + " when that code's task or stolen half ends");
         }
         for (int i = self.forkTop - 1; i > pos; i--) {
-            if (ForkStack.nestOf(s.levels[i]) < self.joinNest) {
+            if (ForkStack.nestOf(s.levelsAt(i)) < self.joinNest) {
                 return new IllegalStateException("fork handle " + handle + " is joined out of order: fork "
-                        + ForkStack.describe(s.handles[i]) + ", made after it, is not joined yet (join forks newest"
+                        + ForkStack.describe(s.handleAt(i)) + ", made after it, is not joined yet (join forks newest"
                         + " first)");
             }
         }

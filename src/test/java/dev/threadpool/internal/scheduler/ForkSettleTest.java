@@ -56,9 +56,9 @@ class ForkSettleTest {
             if (forks.lastFn != null || forks.lastCtx != null) {
                 s.append(" last pair held");
             }
-            for (int pos = 0; pos < forks.capacity(); pos++) {
-                if (forks.fns[pos] != null || forks.ctxs[pos] != null) {
-                    s.append(" entry ").append(pos).append(" holds a reference");
+            for (int i = 0; i < forks.fns.length; i++) { // the gaps too
+                if (forks.fns[i] != null || forks.ctxs[i] != null) {
+                    s.append(" entry ").append(i - ForkStack.GAP).append(" holds a reference");
                 }
             }
             for (int d = 0; d < joins.framesPerWorker(); d++) {
@@ -266,10 +266,10 @@ class ForkSettleTest {
                 long a = core.forkLong(f, seen, 1); // pos 0: a new pair
                 assertSame(f, s.lastFn);
                 long b = core.forkLong(f, seen, 2); // pos 1: the same pair, nothing stored
-                assertEquals(null, s.fns[1], "the same pair: nothing stored");
+                assertEquals(null, s.fnAt(1), "the same pair: nothing stored");
                 long c = core.forkLong(f, other, 3); // pos 2: the same function, another context: the old pair saved
-                assertSame(f, s.fns[2]);
-                assertSame(seen, s.ctxs[2]);
+                assertSame(f, s.fnAt(2));
+                assertSame(seen, s.ctxAt(2));
                 assertSame(other, s.lastCtx);
                 long d = core.forkLong(g, other, 4); // pos 3: another function
                 assertSame(g, s.lastFn);

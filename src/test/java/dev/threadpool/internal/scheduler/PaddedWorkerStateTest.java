@@ -1,5 +1,6 @@
 package dev.threadpool.internal.scheduler;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.threadpool.internal.memory.CacheLine;
@@ -10,7 +11,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The per-worker objects a worker writes as it runs are padded by class hierarchy (a PAD of fields before and
  * after the owner's own): WorkStealingScheduler's {@link WorkerState} and the worker thread itself
- * ({@link WorkerThread}, whose own fields follow {@link Thread}'s). HotSpot decides the field layout, and it fills
+ * ({@link WorkerThread}, whose own fields follow {@link Thread}'s), and a worker's {@link ForkStack} (whose arrays
+ * also keep a gap of empty elements at each end). HotSpot decides the field layout, and it fills
  * holes in a superclass's layout with a subclass's small fields, so this checks the layout the running JVM chose:
  * every owner field at least a {@link CacheLine#PAD} from the object's start and from its end.
  */
@@ -24,6 +26,34 @@ class PaddedWorkerStateTest {
     @Test
     void aWorkerThreadsOwnFieldsLieAPadFromThreadsAndFromTheObjectsEnd() throws Exception {
         assertPadded(WorkerThread.class, 16);
+    }
+
+    @Test
+    void aForkStacksFieldsLieAPadFromBothEndsOfTheObject() throws Exception {
+        assertPadded(ForkStack.class, 9);
+    }
+
+    @Test
+    void aForkStacksEntriesLieAGapFromBothEndsOfItsArrays() {
+        ForkStack s = new ForkStack();
+        for (int round = 0; round < 2; round++) {
+            int cap = s.capacity();
+            assertTrue(cap >= ForkStack.INITIAL_CAPACITY, "capacity " + cap);
+            for (Object a : new Object[] {s.handles, s.levels, s.fns, s.ctxs, s.args}) {
+                assertEquals(cap + 2 * ForkStack.GAP, java.lang.reflect.Array.getLength(a));
+            }
+            assertTrue(ForkStack.GAP * 4 >= CacheLine.PAD, "a gap of references is a PAD: " + ForkStack.GAP);
+            s.setHandle(0, -1);
+            s.setHandle(cap - 1, -2);
+            assertEquals(-1, s.handles[ForkStack.GAP]);
+            assertEquals(-2, s.handles[ForkStack.GAP + cap - 1]);
+            assertEquals(0, s.handles[ForkStack.GAP - 1]);
+            assertEquals(0, s.handles[ForkStack.GAP + cap]);
+            s.grow(cap); // doubles, the gaps kept
+            assertEquals(2 * cap, s.capacity());
+            assertEquals(-1, s.handleAt(0));
+            assertEquals(-2, s.handleAt(cap - 1));
+        }
     }
 
     /** Every non-pad field declared below {@link Thread} (none of java.*) is the owner's. */
