@@ -9,8 +9,8 @@ import dev.threadpool.internal.os.Affinity;
  * workers' threads next to whatever it traced before them, and a worker writes the fields below on every join,
  * fork and carried task. Thread's own fields (about 100 bytes after the header) are written by their thread only
  * or not at all in a pool's life, so with this pad no other object's line reaches {@link WorkerThreadFields}.
- * HotSpot lays a superclass's fields out before its subclass's; Thread leaves no hole that a long can fill, and
- * {@code WorkerThreadLayoutTest} reads the offsets the running JVM chose.
+ * HotSpot lays a superclass's fields out before its subclass's (on JDK 25 it fills none of Thread's gaps with
+ * these), and {@code PaddedWorkerStateTest} reads the offsets the running JVM chose.
  */
 @SuppressWarnings("unused")
 abstract class WorkerThreadPad extends Thread {
