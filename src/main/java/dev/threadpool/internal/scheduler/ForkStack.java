@@ -16,11 +16,11 @@ abstract class ForkStackPad {
 
 /** {@link ForkStack}'s fields, between two pads; the arrays' entries lie {@link ForkStack#GAP} from both ends. */
 abstract class ForkStackFields extends ForkStackPad {
-    long[] handles = new long[ForkStack.INITIAL_CAPACITY + 2 * ForkStack.GAP];
-    long[] levels = new long[ForkStack.INITIAL_CAPACITY + 2 * ForkStack.GAP];
-    Object[] fns = new Object[ForkStack.INITIAL_CAPACITY + 2 * ForkStack.GAP];
-    Object[] ctxs = new Object[ForkStack.INITIAL_CAPACITY + 2 * ForkStack.GAP];
-    long[] args = new long[ForkStack.INITIAL_CAPACITY + 2 * ForkStack.GAP];
+    long[] handles = new long[ForkStack.INITIAL_LENGTH];
+    long[] levels = new long[ForkStack.INITIAL_LENGTH];
+    Object[] fns = new Object[ForkStack.INITIAL_LENGTH];
+    Object[] ctxs = new Object[ForkStack.INITIAL_LENGTH];
+    long[] args = new long[ForkStack.INITIAL_LENGTH];
     /** The function of the newest open kept argument-form fork, or null (class comment). */
     Object lastFn;
     /** Its context marker, or null. */
@@ -133,6 +133,8 @@ final class ForkStack extends ForkStackFields {
      * or with the object the collector puts next. An entry at position {@code pos} is element {@code GAP + pos}.
      */
     static final int GAP = CacheLine.REF_GAP;
+    /** Elements of a new stack's arrays: {@link #INITIAL_CAPACITY} entries and a gap at each end. */
+    static final int INITIAL_LENGTH = INITIAL_CAPACITY + 2 * GAP;
 
     /** The handle of the fork at {@code pos}. */
     long handleAt(int pos) {

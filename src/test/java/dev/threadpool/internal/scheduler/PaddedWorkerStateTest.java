@@ -35,6 +35,7 @@ class PaddedWorkerStateTest {
 
     @Test
     void aForkStacksEntriesLieAGapFromBothEndsOfItsArrays() {
+        assertTrue(ForkStack.GAP * 4 >= CacheLine.PAD, "a gap of references is a PAD: " + ForkStack.GAP);
         ForkStack s = new ForkStack();
         for (int round = 0; round < 2; round++) {
             int cap = s.capacity();
@@ -42,7 +43,6 @@ class PaddedWorkerStateTest {
             for (Object a : new Object[] {s.handles, s.levels, s.fns, s.ctxs, s.args}) {
                 assertEquals(cap + 2 * ForkStack.GAP, java.lang.reflect.Array.getLength(a));
             }
-            assertTrue(ForkStack.GAP * 4 >= CacheLine.PAD, "a gap of references is a PAD: " + ForkStack.GAP);
             s.setHandle(0, -1);
             s.setHandle(cap - 1, -2);
             assertEquals(-1, s.handles[ForkStack.GAP]);
