@@ -117,7 +117,14 @@ final class Slots {
     /** TimestampMode.FULL; every use reads {@code Timestamps.COMPILED && timestamps} (see PoolCore). */
     private final boolean timestamps;
 
-    private final Runnable[] tasks;
+    /**
+     * Each slot's {@code Runnable}, held as {@code Object}. A store into a {@code Runnable[]} is type-checked against
+     * the interface, and C2's check of the store in {@link #publish} trapped ({@code array_check}, four times, about
+     * two seconds into each of three wsum JVMs logged), which threw away the compiled submit path (16 KB of code)
+     * and compiled it again. A store into an {@code Object[]} needs no such check, and none trapped; {@link #task}
+     * casts on the way out (PERFORMANCE_TRACKING 90).
+     */
+    private final Object[] tasks;
     /** Tasks in argument form: slot i's function at {@code 2i}, its context at {@code 2i + 1} (class comment). */
     private final Object[] argRefs;
     private final WaitGroup[] groups;
@@ -161,7 +168,7 @@ final class Slots {
                 ? new OutsideDescCaches(memory, "outside descriptor caches", table, PoolCounters.OUTSIDE_STRIPES,
                         outside)
                 : null;
-        this.tasks = new Runnable[capacity];
+        this.tasks = new Object[capacity];
         this.argRefs = new Object[2 * capacity];
         this.groups = new WaitGroup[capacity];
         this.signals = new SlotSignal[capacity];
@@ -337,7 +344,7 @@ final class Slots {
 
     /** The task of a slot the caller owns or has observed (gen, QUEUED) of (plain: published with the entry). */
     Runnable task(int idx) {
-        return tasks[idx];
+        return (Runnable) tasks[idx];
     }
 
     /** The group of a slot, under the same rule as {@link #task}. */
