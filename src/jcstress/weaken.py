@@ -141,7 +141,9 @@ SWEEP_FILES = [Q + f for f in ("WorkDeque.java", "RingQueue.java", "BoundedRing.
                                "GlobalQueueScheduler.java", "JoinDeques.java", "Joining.java", "SpaceWaiters.java")]
 RMW = "dev.threadpool.internal.memory.PlainRmw."
 WEAKER = [  # (pattern, one step weaker)
-    (r"\bMem\.(get|set)(Long|Int)(Acquire|Release|Opaque)(At)?\(", lambda m: f"Mem.{m[1]}{m[2]}Plain{m[4] or ''}("),
+    # (a masked raw load, Mem.getLongOpaqueAtMasked, weakens to the plain raw load of the same address)
+    (r"\bMem\.(get|set)(Long|Int)(Acquire|Release|Opaque)(At)?(?:Masked)?\(",
+     lambda m: f"Mem.{m[1]}{m[2]}Plain{m[4] or ''}("),
     (r"\bMem\.getLongVolatile(At)?\(", lambda m: f"Mem.getLongAcquire{m[1] or ''}("),
     (r"\bMem\.setLongVolatile\(", lambda m: "Mem.setLongRelease("),
     (r"\bMem\.(casLong(At)?|getAnd(Set|Or|And|Add)Long)\(", lambda m: RMW + m[1] + "("),

@@ -280,6 +280,25 @@ final class ForkStack extends ForkStackFields {
         return KEPT_CHANGED;
     }
 
+    /**
+     * {@link #keep} of a fork whose function and context are the last pair (the caller compared them), with the
+     * handle made and the whole entry written here, in as few instructions as a recursion's every fork allows:
+     * returns the handle of the fork of {@code form} by worker {@code w} at {@code pos} with levels {@code lv}.
+     */
+    long keepSame(int form, int w, int pos, long lv, long arg) {
+        final long h = handle(form, w, pos, ++seq);
+        final int i = GAP + pos;
+        handles[i] = h;
+        levels[i] = lv | KEPT_SAME;
+        args[i] = arg;
+        return h;
+    }
+
+    /** Whether levels {@code lv} are a kept fork's with the last pair ({@link #KEPT_SAME}). */
+    static boolean isKeptSame(long lv) {
+        return (lv & KEPT) == KEPT_SAME;
+    }
+
     static boolean isKept(long levels) {
         return (levels & KEPT) != 0;
     }

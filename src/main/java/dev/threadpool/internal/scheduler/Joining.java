@@ -178,9 +178,13 @@ final class Joining {
         this.searching = searching;
         this.onDemand = onDemand;
         this.summary = parking.work();
-        this.searchingAt = searching.searchingAddress();
-        this.idleMaskAt = parking.idleMaskAddress();
-        this.waitersAt = joins.waitersAddress();
+        long sa = searching.searchingAddress();
+        long ia = parking.idleMaskAddress();
+        long wa = joins.waitersAddress();
+        boolean raw = sa != 0 && Mem.maskable(sa) && Mem.maskable(ia) && Mem.maskable(wa); // else the structures
+        this.searchingAt = raw ? sa : 0L;
+        this.idleMaskAt = raw ? ia : 0L;
+        this.waitersAt = raw ? wa : 0L;
     }
 
     /** Whether worker {@code w} steals join halves (idle, or helping). */
@@ -487,16 +491,37 @@ final class Joining {
      * and {@code arg}, offered in the frame of this worker's depth or kept in the fork's entry; returns its handle.
      * Refused once shutdown began, as a submit is. Allocates nothing, unless the worker's forks nest deeper than
      * ever before ({@link ForkStack#grow}).
+     *
+     * <p>A recursion's fork takes the first branch, in the fewest instructions: this method is small enough for C2
+     * to inline it into the user's code (it never calls the user back, so that is safe, unlike a join), and the
+     * demand check's three loads are three ANDs and moves ({@link Mem#getLongOpaqueAtMasked}). Every other fork
+     * calls {@link #forkGeneral} (PERFORMANCE_TRACKING 92).
      */
     long fork(WorkerThread self, int form, Object fn, Object ctx, long arg) {
         lifecycle.checkAccepting();
         final ForkStack s = self.forks;
         final int pos = self.forkTop; // owner-only plain fields, all of them
+        final int n = self.joinNest;
+        // below the eager levels, nobody wanting work, room on the stack, and the function and context of the newest
+        // kept fork: forkGeneral's KEPT_SAME outcome, with its tests in another order, wanted(), the dearest, last.
+        // (lastFn is not null when fn is it, and lastCtx then a context marker: a Runnable half, ctx null, never
+        // matches)
+        if (n >= EAGER_LEVELS && onDemand && fn == s.lastFn && ctx == s.lastCtx && pos < s.capacity() && !wanted()) {
+            final long h = s.keepSame(form, self.index, pos, ForkStack.levels(self.joinDepth, n), arg);
+            self.joinNest = n + 1; // no frame taken, so joinDepth stays (as in forkGeneral)
+            self.forkTop = pos + 1;
+            return h;
+        }
+        return forkGeneral(self, form, fn, ctx, arg, pos, n);
+    }
+
+    /** {@link #fork} but for its first branch: offered, or kept; {@code pos} and {@code n} as fork read them. */
+    private long forkGeneral(WorkerThread self, int form, Object fn, Object ctx, long arg, int pos, int n) {
+        final ForkStack s = self.forks;
         if (pos >= s.capacity()) {
             s.grow(pos);
         }
         final int d = self.joinDepth;
-        final int n = self.joinNest;
         final int w = self.index;
         final long h = ForkStack.handle(form, w, pos, ++s.seq);
         s.setHandle(pos, h);
@@ -542,6 +567,17 @@ final class Joining {
      */
     long joinFork(WorkerThread self, long h, int form) {
         final ForkStack s = self.forks;
+        final int newest = self.forkTop - 1; // owner-only plain fields, all of them
+        if (newest >= 0 && s.handleAt(newest) == h && ForkStack.formOf(h) == form) {
+            final long lv = s.levelsAt(newest);
+            if (ForkStack.isKeptSame(lv) && self.joinNest == ForkStack.nestOf(lv) + 1) {
+                // a recursion's join, in the fewest instructions (PERFORMANCE_TRACKING 92): h is the newest open
+                // entry's (so this worker's, open, not stale, with nothing open above it), of this form, kept with
+                // the last pair, and joined by the code that forked it: every check below holds, and the half is
+                // the last pair's with the entry's long (ForkStack.takeKept of KEPT_SAME takes nothing else)
+                return joinKeptSame(self, s, newest, lv, form);
+            }
+        }
         final int pos = openPosition(self, s, h, form);
         final long lv = s.levelsAt(pos);
         final int d = ForkStack.depthOf(lv);
@@ -621,6 +657,47 @@ final class Joining {
         if (failure != null || leaked != null) {
             s.result = null;
             throw failure(failure, leaked);
+        }
+        return bits;
+    }
+
+    /**
+     * {@link #joinFork} of the newest open fork at {@code pos} with levels {@code lv}, KEPT_SAME, of {@code form},
+     * joined where it was forked: its half runs here as joinFork's kept path runs it, with nothing to take back and
+     * nothing to settle before it. Inlined into joinFork (small, and called from one place), so the user's half is
+     * still called from behind joinFork, never from the user's own code (JoinShapeTest).
+     */
+    private long joinKeptSame(WorkerThread self, ForkStack s, int pos, long lv, int form) {
+        final Object half = s.lastFn; // KEPT_SAME: the last pair's, left in place for the forks below
+        final Object ctx = s.lastCtx;
+        final long arg = s.argAt(pos);
+        final int d = ForkStack.depthOf(lv);
+        final int n = ForkStack.nestOf(lv);
+        Throwable failure = null;
+        long bits = 0L;
+        self.forkTop = pos; // popped: the half's own forks go above. joinNest is n + 1 already, joinDepth d
+        self.joinDepth = d;
+        try {
+            try {
+                if (form == ForkStack.OBJECT) {
+                    s.result = callObject(half, ctx, arg);
+                } else {
+                    bits = call(form, half, ctx, arg);
+                }
+            } catch (Throwable t) {
+                failure = t;
+            }
+            if (self.forkTop != pos) {
+                failure = settle(self, pos, failure); // forks the half left open
+            }
+        } finally {
+            self.forkTop = pos; // also when the pool's own code threw (an Error), as in joinFork
+            self.joinDepth = d;
+            self.joinNest = n;
+        }
+        if (failure != null) {
+            s.result = null;
+            throw failure(failure, null);
         }
         return bits;
     }
@@ -835,10 +912,12 @@ final class Joining {
      * this object holds ({@link #searchingAt}), else through the structures.
      */
     private boolean wanted() {
-        if (searchingAt != 0) { // Mem.RAW: all three are addresses
-            return Mem.getLongOpaqueAt(searchingAt) != 0 // opaque: pairs with nothing (a miss costs parallelism only)
-                    || (Mem.getLongOpaqueAt(idleMaskAt) & stealers) != 0 // opaque: a parked stealer, woken by the offer
-                    || Mem.getLongOpaqueAt(waitersAt) != 0; // opaque: a hint, as JoinDeques.waiters
+        if (searchingAt != 0) { // Mem.RAW: all three are addresses, maskable (the constructor checked)
+            // opaque, all three: hints, pairing with nothing (a miss costs parallelism only): one searching; a
+            // parked stealer, woken by the offer; an owner waiting for its stolen half (as JoinDeques.waiters)
+            return Mem.getLongOpaqueAtMasked(searchingAt) != 0
+                    || (Mem.getLongOpaqueAtMasked(idleMaskAt) & stealers) != 0
+                    || Mem.getLongOpaqueAtMasked(waitersAt) != 0;
         }
         return searching.searchersOnWorker() != 0 // opaque: pairs with nothing (a miss costs parallelism only)
                 || (parking.idleMaskHintOnWorker() & stealers) != 0 // opaque: a parked stealer, woken by the offer

@@ -89,6 +89,8 @@ public final class CountingMem {
     public static long getLongVolatileAt(long a) { read(a); return Mem.getLongVolatileAt(a); }
     public static void setLongReleaseAt(long a, long v) { store(a); Mem.setLongReleaseAt(a, v); }
     public static boolean casLongAt(long a, long expect, long update) { rmw(a); return Mem.casLongAt(a, expect, update); }
+    public static boolean maskable(long a) { return Mem.maskable(a); } // no access
+    public static long getLongOpaqueAtMasked(long a) { read(a); return Mem.getLongOpaqueAtMasked(a); }
 
     // ---- long at base + off, else in the segment at off -------------------------------------------------
     public static long getLongPlainAt(MemorySegment s, long base, long off) {

@@ -11,6 +11,7 @@ import java.lang.classfile.ClassModel;
 import java.lang.classfile.MethodModel;
 import java.lang.classfile.attribute.CodeAttribute;
 import java.lang.management.ManagementFactory;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -29,6 +30,28 @@ class JoinShapeTest {
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"joinBoth", "joinFork"})
     void isLargerThanTheHotInlineLimit(String method) throws Exception {
+        int codeLength = codeLength(method);
+        int freqInlineSize = freqInlineSize();
+        assertTrue(codeLength > freqInlineSize, "Joining." + method + " is " + codeLength + " bytes of bytecode, not"
+                + " more than FreqInlineSize=" + freqInlineSize + ": C2 may inline it into the user's recursion, and"
+                + " the join tree's speed then depends on the JVM (see Joining.joinBoth's javadoc)");
+    }
+
+    /**
+     * The other way round for {@code Joining.fork}, which never calls the user back: its recursion's path must stay
+     * small enough to be inlined into the user's code (PERFORMANCE_TRACKING 92: at 280 bytes with its offering path
+     * inside, C2 compiled it to 5.7 KB, more than {@code InlineSmallCode}, and called it once a split).
+     */
+    @Test
+    void forkIsSmallerThanTheHotInlineLimit() throws Exception {
+        int codeLength = codeLength("fork");
+        int freqInlineSize = freqInlineSize();
+        assertTrue(codeLength < freqInlineSize / 2, "Joining.fork is " + codeLength + " bytes of bytecode, not less"
+                + " than half of FreqInlineSize=" + freqInlineSize + ": keep the offer in forkGeneral, so C2 inlines a"
+                + " recursion's fork into it");
+    }
+
+    private static int codeLength(String method) throws Exception {
         byte[] bytes;
         try (InputStream in = Joining.class.getResourceAsStream("Joining.class")) {
             assertNotNull(in, "Joining.class on the class path");
@@ -43,10 +66,11 @@ class JoinShapeTest {
             }
         }
         assertTrue(codeLength > 0, "Joining." + method + " has code");
+        return codeLength;
+    }
+
+    private static int freqInlineSize() {
         HotSpotDiagnosticMXBean hotspot = ManagementFactory.getPlatformMXBean(HotSpotDiagnosticMXBean.class);
-        int freqInlineSize = Integer.parseInt(hotspot.getVMOption("FreqInlineSize").getValue());
-        assertTrue(codeLength > freqInlineSize, "Joining." + method + " is " + codeLength + " bytes of bytecode, not"
-                + " more than FreqInlineSize=" + freqInlineSize + ": C2 may inline it into the user's recursion, and"
-                + " the join tree's speed then depends on the JVM (see Joining.joinBoth's javadoc)");
+        return Integer.parseInt(hotspot.getVMOption("FreqInlineSize").getValue());
     }
 }
