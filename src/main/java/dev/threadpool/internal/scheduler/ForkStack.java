@@ -16,11 +16,12 @@ abstract class ForkStackPad {
 
 /** {@link ForkStack}'s fields, between two pads; the arrays' entries lie {@link ForkStack#GAP} from both ends. */
 abstract class ForkStackFields extends ForkStackPad {
-    long[] handles = new long[ForkStack.INITIAL_LENGTH];
-    long[] levels = new long[ForkStack.INITIAL_LENGTH];
+    /** Each entry's handle, levels and argument, {@link ForkStack#ENTRY} longs an entry (class comment). */
+    long[] entries = new long[ForkStack.INITIAL_ENTRIES_LENGTH];
     Object[] fns = new Object[ForkStack.INITIAL_LENGTH];
     Object[] ctxs = new Object[ForkStack.INITIAL_LENGTH];
-    long[] args = new long[ForkStack.INITIAL_LENGTH];
+    /** Entries the arrays hold. */
+    int capacity = ForkStack.INITIAL_CAPACITY;
     /** The function of the newest open kept argument-form fork, or null (class comment). */
     Object lastFn;
     /** Its context marker, or null. */
@@ -47,23 +48,27 @@ abstract class ForkStackFields extends ForkStackPad {
  *   bits 53..38   the fork's position on the worker's fork stack (16 bits: at most 65,536 forks open at once)
  *   bits 37..0    the worker's fork count when it forked (38 bits, 2.7 x 10^11 forks before it repeats)
  * </pre>
- * The position names the entry; the entry keeps the whole handle ({@link #handles}), also after its join, so a
+ * The position names the entry; the entry keeps the whole handle (its HANDLE), also after its join, so a
  * handle joined twice (its position now above the top, its handle still there) and a stale one (the position
  * reused by a later fork: another handle there) are told apart from the open one. A handle of another worker
  * names that worker, one from outside the pool no worker at all.
  *
  * <h2>An entry</h2>
- * The entry at position {@code pos} is element {@code GAP + pos} of five arrays ({@link #GAP}: see "Padding"):
+ * The entry at position {@code pos} is {@link #ENTRY} longs of {@link #entries} from element
+ * {@code GAP + ENTRY * pos}, and element {@code GAP + pos} of two reference arrays ({@link #GAP}: see "Padding"):
  * <pre>
- *   handles[pos]   the fork's handle (left in place after its join)
- *   levels[pos]    the worker's joinNest << 32 | joinDepth when it forked: what its join restores, and what
- *                  tells its join whether the code that forked it is still the code that joins it; bits 31..30
- *                  say where a KEPT fork's half is ({@link #KEPT_OWN}, {@link #KEPT_SAME}, {@link #KEPT_CHANGED};
- *                  0: OFFERED, in the join frame of depth joinDepth, JoinDeques)
- *   args[pos]      a KEPT fork's long
+ *   HANDLE   the fork's handle (left in place after its join)
+ *   LEVELS   the worker's joinNest << 32 | joinDepth when it forked: what its join restores, and what
+ *            tells its join whether the code that forked it is still the code that joins it; bits 31..30
+ *            say where a KEPT fork's half is ({@link #KEPT_OWN}, {@link #KEPT_SAME}, {@link #KEPT_CHANGED};
+ *            0: OFFERED, in the join frame of depth joinDepth, JoinDeques)
+ *   ARG      a KEPT fork's long
  *   fns[pos]       KEPT_OWN: its Runnable half; KEPT_CHANGED: the pair below it ({@link #lastFn} before it);
  *   ctxs[pos]      else null, and null again once joined
  * </pre>
+ * The three longs of an entry share one array, so a fork writes them and its join reads them through one array
+ * reference and one bounds check instead of three (PERFORMANCE_TRACKING 92); the fourth long is unused, so an
+ * entry is 32 bytes, half a line's worth, and never straddles two.
  *
  * <h2>A kept half's function and context, stored only when they change</h2>
  * A recursion forks the same function with the same context at every level, and storing them per fork is two
@@ -133,30 +138,43 @@ final class ForkStack extends ForkStackFields {
      * or with the object the collector puts next. An entry at position {@code pos} is element {@code GAP + pos}.
      */
     static final int GAP = CacheLine.REF_GAP;
-    /** Elements of a new stack's arrays: {@link #INITIAL_CAPACITY} entries and a gap at each end. */
+    /** Elements of a new stack's reference arrays: {@link #INITIAL_CAPACITY} entries and a gap at each end. */
     static final int INITIAL_LENGTH = INITIAL_CAPACITY + 2 * GAP;
+    /** Longs of an entry in {@link #entries}: HANDLE, LEVELS, ARG and one unused. */
+    static final int ENTRY = 4;
+    private static final int ENTRY_SHIFT = 2;
+    static final int HANDLE = 0;
+    static final int LEVELS = 1;
+    static final int ARG = 2;
+    /** Elements of a new stack's {@link #entries}: its entries and a gap at each end. */
+    static final int INITIAL_ENTRIES_LENGTH = INITIAL_CAPACITY * ENTRY + 2 * GAP;
+
+    /** The element of {@link #entries} where the entry at {@code pos} begins. */
+    static int at(int pos) {
+        return GAP + (pos << ENTRY_SHIFT);
+    }
 
     /** The handle of the fork at {@code pos}. */
     long handleAt(int pos) {
-        return handles[GAP + pos];
+        return entries[at(pos) + HANDLE];
     }
 
     void setHandle(int pos, long h) {
-        handles[GAP + pos] = h;
+        entries[at(pos) + HANDLE] = h;
     }
 
     /** The levels of the fork at {@code pos} (class comment, "An entry"). */
     long levelsAt(int pos) {
-        return levels[GAP + pos];
+        return entries[at(pos) + LEVELS];
     }
 
     void setLevels(int pos, long lv) {
-        levels[GAP + pos] = lv;
+        entries[at(pos) + LEVELS] = lv;
     }
 
     /** A kept fork's argument. */
     long argAt(int pos) {
-        return args[GAP + pos];
+        return entries[at(pos) + ARG];
     }
 
     /** The function or the saved pair's function in the entry at {@code pos} (white-box tests). */
@@ -177,7 +195,7 @@ final class ForkStack extends ForkStackFields {
     }
 
     int capacity() {
-        return handles.length - 2 * GAP;
+        return capacity;
     }
 
     /**
@@ -190,12 +208,11 @@ final class ForkStack extends ForkStackFields {
             throw new IllegalStateException("fork: " + MAX_OPEN + " forks are open on this worker already (forks"
                     + " nested that deep need a stack of about " + (MAX_OPEN / 512) + " MiB; join some first)");
         }
-        int cap = Math.min(MAX_OPEN, Math.max(capacity() * 2, pos + 1)) + 2 * GAP;
-        handles = java.util.Arrays.copyOf(handles, cap);
-        levels = java.util.Arrays.copyOf(levels, cap);
-        fns = java.util.Arrays.copyOf(fns, cap);
-        ctxs = java.util.Arrays.copyOf(ctxs, cap);
-        args = java.util.Arrays.copyOf(args, cap);
+        int cap = Math.min(MAX_OPEN, Math.max(capacity() * 2, pos + 1));
+        entries = java.util.Arrays.copyOf(entries, cap * ENTRY + 2 * GAP); // the old end gap: zeros, new entries
+        fns = java.util.Arrays.copyOf(fns, cap + 2 * GAP);
+        ctxs = java.util.Arrays.copyOf(ctxs, cap + 2 * GAP);
+        capacity = cap;
     }
 
     // ---- handles -----------------------------------------------------------------------------------------------
@@ -265,7 +282,7 @@ final class ForkStack extends ForkStackFields {
      * (null for a {@code Runnable} half) and {@code arg}. Returns the kind bits for the entry's levels.
      */
     long keep(int pos, Object fn, Object ctx, long arg) {
-        args[GAP + pos] = arg;
+        entries[at(pos) + ARG] = arg;
         if (ctx == null) {
             fns[GAP + pos] = fn;
             return KEPT_OWN;
@@ -287,10 +304,10 @@ final class ForkStack extends ForkStackFields {
      */
     long keepSame(int form, int w, int pos, long lv, long arg) {
         final long h = handle(form, w, pos, ++seq);
-        final int i = GAP + pos;
-        handles[i] = h;
-        levels[i] = lv | KEPT_SAME;
-        args[i] = arg;
+        final int i = at(pos);
+        entries[i + HANDLE] = h;
+        entries[i + LEVELS] = lv | KEPT_SAME;
+        entries[i + ARG] = arg;
         return h;
     }
 

@@ -30,7 +30,7 @@ class PaddedWorkerStateTest {
 
     @Test
     void aForkStacksFieldsLieAPadFromBothEndsOfTheObject() throws Exception {
-        assertPadded(ForkStack.class, 9);
+        assertPadded(ForkStack.class, 8);
     }
 
     @Test
@@ -40,19 +40,34 @@ class PaddedWorkerStateTest {
         for (int round = 0; round < 2; round++) {
             int cap = s.capacity();
             assertTrue(cap >= ForkStack.INITIAL_CAPACITY, "capacity " + cap);
-            for (Object a : new Object[] {s.handles, s.levels, s.fns, s.ctxs, s.args}) {
+            for (Object a : new Object[] {s.fns, s.ctxs}) {
                 assertEquals(cap + 2 * ForkStack.GAP, java.lang.reflect.Array.getLength(a));
             }
+            assertEquals(cap * ForkStack.ENTRY + 2 * ForkStack.GAP, s.entries.length);
             s.setHandle(0, -1);
+            s.setLevels(0, -3);
             s.setHandle(cap - 1, -2);
-            assertEquals(-1, s.handles[ForkStack.GAP]);
-            assertEquals(-2, s.handles[ForkStack.GAP + cap - 1]);
-            assertEquals(0, s.handles[ForkStack.GAP - 1]);
-            assertEquals(0, s.handles[ForkStack.GAP + cap]);
+            s.setLevels(cap - 1, -4);
+            s.keep(cap - 1, new Object(), null, -5); // a Runnable half's entry: its ARG and fns
+            assertEquals(-1, s.entries[ForkStack.GAP + ForkStack.HANDLE]);
+            assertEquals(-3, s.entries[ForkStack.GAP + ForkStack.LEVELS]);
+            int last = ForkStack.GAP + (cap - 1) * ForkStack.ENTRY;
+            assertEquals(-2, s.entries[last + ForkStack.HANDLE]);
+            assertEquals(-4, s.entries[last + ForkStack.LEVELS]);
+            assertEquals(-5, s.entries[last + ForkStack.ARG]);
+            assertEquals(0, s.entries[ForkStack.GAP - 1]);
+            for (int i = last + ForkStack.ARG + 1; i < s.entries.length; i++) {
+                assertEquals(0, s.entries[i], "the end gap and the last entry's unused long");
+            }
             s.grow(cap); // doubles, the gaps kept
             assertEquals(2 * cap, s.capacity());
             assertEquals(-1, s.handleAt(0));
+            assertEquals(-3, s.levelsAt(0));
             assertEquals(-2, s.handleAt(cap - 1));
+            assertEquals(-4, s.levelsAt(cap - 1));
+            assertEquals(-5, s.argAt(cap - 1));
+            assertEquals(0, s.handleAt(cap), "a new entry, where the old end gap was");
+            s.takeKept(cap - 1, ForkStack.KEPT_OWN); // leave no reference for the next round's checks
         }
     }
 
