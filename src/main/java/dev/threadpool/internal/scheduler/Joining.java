@@ -574,8 +574,10 @@ final class Joining {
                 // a recursion's join, in the fewest instructions (PERFORMANCE_TRACKING 92): h is the newest open
                 // entry's (so this worker's, open, not stale, with nothing open above it), of this form, kept with
                 // the last pair, and joined by the code that forked it: every check below holds, and the half is
-                // the last pair's with the entry's long (ForkStack.takeKept of KEPT_SAME takes nothing else)
-                return joinKeptSame(self, s, newest, lv, form);
+                // the last pair's with the entry's long (ForkStack.takeKept of KEPT_SAME takes nothing else, and
+                // leaves the pair to the forks below)
+                return runHere(self, s, newest, ForkStack.depthOf(lv), ForkStack.nestOf(lv), form, s.lastFn,
+                        s.lastCtx, s.argAt(newest), null);
             }
         }
         final int pos = openPosition(self, s, h, form);
@@ -632,23 +634,10 @@ final class Joining {
                     failure = joins.finishFork(idx); // frame free again, FORK word 0
                 }
             }
-            self.forkTop = pos; // popped: the half's own forks go above
             if (here) {
-                self.joinDepth = d; // the frame is free (or was never taken): the half's joins reuse it
-                self.joinNest = n + 1;
-                try {
-                    if (form == ForkStack.OBJECT) {
-                        s.result = callObject(half, ctx, arg);
-                    } else {
-                        bits = call(form, half, ctx, arg);
-                    }
-                } catch (Throwable t) {
-                    failure = t;
-                }
-                if (self.forkTop != pos) {
-                    failure = settle(self, pos, failure); // forks the half left open
-                }
+                return runHere(self, s, pos, d, n, form, half, ctx, arg, leaked); // the finally below then repeats it
             }
+            self.forkTop = pos; // popped
         } finally {
             self.forkTop = pos; // also when the pool's own code threw (an Error): the entry is gone either way
             self.joinDepth = d;
@@ -662,21 +651,20 @@ final class Joining {
     }
 
     /**
-     * {@link #joinFork} of the newest open fork at {@code pos} with levels {@code lv}, KEPT_SAME, of {@code form},
-     * joined where it was forked: its half runs here as joinFork's kept path runs it, with nothing to take back and
-     * nothing to settle before it. Inlined into joinFork (small, and called from one place), so the user's half is
-     * still called from behind joinFork, never from the user's own code (JoinShapeTest).
+     * The end of a fork's join that runs its half on this stack (the fork at {@code pos}, forked at joinDepth
+     * {@code d} and joinNest {@code n}, of {@code form}): pops the entry, runs the half with its result straight
+     * back, settles the forks the half left open, restores the levels, and throws the half's failure with
+     * {@code leaked} (failures of forks settled before it) added. {@link #joinFork}'s kept and taken-back halves and
+     * a recursion's join all end here; small, so C2 inlines it into joinFork, and the user's half is still called
+     * from behind joinFork, never from the user's own code (JoinShapeTest).
      */
-    private long joinKeptSame(WorkerThread self, ForkStack s, int pos, long lv, int form) {
-        final Object half = s.lastFn; // KEPT_SAME: the last pair's, left in place for the forks below
-        final Object ctx = s.lastCtx;
-        final long arg = s.argAt(pos);
-        final int d = ForkStack.depthOf(lv);
-        final int n = ForkStack.nestOf(lv);
+    private long runHere(WorkerThread self, ForkStack s, int pos, int d, int n, int form, Object half, Object ctx,
+            long arg, Throwable leaked) {
         Throwable failure = null;
         long bits = 0L;
-        self.forkTop = pos; // popped: the half's own forks go above. joinNest is n + 1 already, joinDepth d
-        self.joinDepth = d;
+        self.forkTop = pos; // popped: the half's own forks go above
+        self.joinDepth = d; // the frame is free (or was never taken): the half's joins reuse it
+        self.joinNest = n + 1;
         try {
             try {
                 if (form == ForkStack.OBJECT) {
@@ -691,13 +679,13 @@ final class Joining {
                 failure = settle(self, pos, failure); // forks the half left open
             }
         } finally {
-            self.forkTop = pos; // also when the pool's own code threw (an Error), as in joinFork
+            self.forkTop = pos; // also when the pool's own code threw (an Error): the entry is gone either way
             self.joinDepth = d;
             self.joinNest = n;
         }
-        if (failure != null) {
+        if (failure != null || leaked != null) {
             s.result = null;
-            throw failure(failure, null);
+            throw failure(failure, leaked);
         }
         return bits;
     }
