@@ -637,17 +637,10 @@ final class Joining {
             if (here) {
                 return runHere(self, s, pos, d, n, form, half, ctx, arg, leaked); // the finally below then repeats it
             }
-            self.forkTop = pos; // popped
         } finally {
-            self.forkTop = pos; // also when the pool's own code threw (an Error): the entry is gone either way
-            self.joinDepth = d;
-            self.joinNest = n;
+            restoreLevels(self, pos, d, n); // popped, also when the pool's own code threw (an Error)
         }
-        if (failure != null || leaked != null) {
-            s.result = null;
-            throw failure(failure, leaked);
-        }
-        return bits;
+        return result(s, bits, failure, leaked);
     }
 
     /**
@@ -679,12 +672,25 @@ final class Joining {
                 failure = settle(self, pos, failure); // forks the half left open
             }
         } finally {
-            self.forkTop = pos; // also when the pool's own code threw (an Error): the entry is gone either way
-            self.joinDepth = d;
-            self.joinNest = n;
+            restoreLevels(self, pos, d, n);
         }
+        return result(s, bits, failure, leaked);
+    }
+
+    /**
+     * The levels a fork's join leaves: its entry at {@code pos} popped, joinDepth and joinNest as when it was forked;
+     * in a {@code finally}, so also when the pool's own code threw (an Error): the entry is gone either way.
+     */
+    private static void restoreLevels(WorkerThread self, int pos, int d, int n) {
+        self.forkTop = pos;
+        self.joinDepth = d;
+        self.joinNest = n;
+    }
+
+    /** A fork's join's outcome: {@code bits}, or the half's failure with {@code leaked} added, thrown. */
+    private static long result(ForkStack s, long bits, Throwable failure, Throwable leaked) {
         if (failure != null || leaked != null) {
-            s.result = null;
+            s.result = null; // no OBJECT result left reachable from the pool
             throw failure(failure, leaked);
         }
         return bits;
