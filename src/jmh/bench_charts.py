@@ -66,6 +66,9 @@ COLORS = {
     FLOOR: "#000000",
 }
 FALLBACK_COLORS = ["#17becf", "#e377c2", "#8c564b", "#aec7e8", "#ffbb78"]
+# The A/A control (RecursiveShapesBench's AA_ pools): a side built again by the same code under this prefix, one
+# more fork of every round. No target is judged on a twin; twin_table pairs it with the side it repeats.
+TWIN_PREFIX = "AA_"
 
 # ---- what the report judges ---------------------------------------------------------------------------------
 
@@ -206,6 +209,9 @@ NO_RATIO = {
 def canonical_pool(value):
     """The pool name for a parameter value (upper case; FORK_JOIN* becomes FJP*), or None."""
     up = str(value).upper()
+    if up.startswith(TWIN_PREFIX):
+        base = canonical_pool(up[len(TWIN_PREFIX):])
+        return TWIN_PREFIX + base if base else None
     for alias in ("FORK_JOIN", "FORKJOIN"):
         if up.startswith(alias):
             up = "FJP" + up[len(alias):]
@@ -217,6 +223,11 @@ def canonical_pool(value):
         if up == prefix or up.startswith(prefix + "_"):
             return up
     return None
+
+
+def twin_of(pool):
+    """The side an A/A twin repeats (AA_X: X), or None for any other pool."""
+    return pool[len(TWIN_PREFIX):] if pool.startswith(TWIN_PREFIX) else None
 
 
 def is_ours(pool):
@@ -551,6 +562,29 @@ def ratio_table(results):
     return "\n".join(lines)
 
 
+def twin_table(results):
+    """Each A/A twin against the side it repeats, paired by round as every ratio is (the side's fork / the twin's,
+    oriented so that > 1 means the side's fork was the better): identical code, so how far this ratio strays from
+    1.0 is the run's own noise for a pool against itself. None when the run has no twin."""
+    lines = []
+    for (klass, workload), pools in by_workload(results).items():
+        for pool in pool_order(pools):
+            base = twin_of(pool)
+            if base is None or base not in pools:
+                continue
+            r = series_ratio(pools[base], pools[pool])
+            if r is None:
+                continue
+            forks = f"{r.n} paired" if r.paired else f"{r.n}, unpaired"
+            spread = f"{r.best / r.worst:.2f}" if r.paired and r.worst > 0 else ""
+            name = f"`{base}`" if is_ours(base) else base
+            lines.append(f"| {workload} | {name} | {fmt_ratio(r, bold=False)} | {forks} | {spread} |")
+    if not lines:
+        return None
+    return "\n".join(["| workload | side | side / its twin, median (worst-best) | forks | best / worst |",
+                      "|---|---|---:|---:|---:|"] + lines)
+
+
 def target_label(t):
     if t["reference"]:
         return f"(reference) {t['workload']} {t['metric']}: {t['peer_label']} / ours"
@@ -775,7 +809,7 @@ def ratio_bars(groups):
             continue
         bars = []
         for p in pool_order(pools):
-            r = series_ratio(pools[p], pools["FJP"]) if p not in ("FJP", FLOOR) else None
+            r = series_ratio(pools[p], pools["FJP"]) if p not in ("FJP", FLOOR) and twin_of(p) is None else None
             if r is not None:
                 bars.append((p, r.median, r.worst, r.best) if r.paired else (p, r.median))
         if bars:
@@ -868,6 +902,14 @@ def report(results, latency, idle, mode, workers=None):
           RULE_TEXT, "",
           "### Throughput and allocation (ratio > 1: ours is better)", "", ratio_table(results), "",
           "### Targets", "", target_table(results, latency), ""]
+    twins = twin_table(results)
+    if twins:
+        md += ["### A/A control: each side against its twin (identical code)", "",
+               "A twin (`AA_` before a pool's name) is the same side built by the same code, one more fork of every "
+               "round in its own place of the round's order; no target is judged on it. A side against its twin "
+               "does identical work, so this ratio strays from 1.0 by the run's noise alone: a target's worst-round "
+               "part that asks more of a pool against its peer than the worst round here shows for a pool against "
+               "itself cannot be told from noise in this run.", "", twins, ""]
     eff = efficiency_table(results, workers)
     if eff:
         md += ["### Recursive shapes: speed-up, efficiency and bytes per split", "",

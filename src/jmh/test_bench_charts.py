@@ -225,6 +225,35 @@ class BenchChartsTest(unittest.TestCase):
         self.assertEqual(find_row(bc.efficiency_table(small, 2), "| fib | FJP |")[0].split("|")[-2].strip(), "")
         self.assertIsNone(bc.efficiency_table([s for s in results if s.pool != "SERIAL"], 2))
 
+    def test_twins_pair_with_their_side_and_judge_no_target(self):
+        # WS_RING_FORK 50 ms every round; its twin 50, 55, 50, 40, 50: side / twin (time: twin / side) 1.0, 1.1, 1.0,
+        # 0.8, 1.0. FJP's twin level with FJP.
+        twin_ms = [50.0, 55.0, 50.0, 40.0, 50.0]
+        for rnd in range(1, 6):
+            for pool, ms in (("FORK_JOIN", 60.0), ("AA_FORK_JOIN", 60.0), ("WS_RING_FORK", 50.0),
+                             ("AA_WS_RING_FORK", twin_ms[rnd - 1])):
+                self.fx.write("RecursiveShapesBench", "fib", pool, rnd, [ms], mode="avgt", unit="ms/op",
+                              size="LARGE")
+        self.assertEqual(bc.canonical_pool("AA_WS_RING_FORK"), "AA_WORK_STEALING_RING_FORK")
+        self.assertEqual(bc.canonical_pool("AA_FORK_JOIN"), "AA_FJP")
+        self.assertIsNone(bc.canonical_pool("AA_NOT_A_POOL"))
+        self.assertEqual(bc.twin_of("AA_FJP"), "FJP")
+        self.assertIsNone(bc.twin_of("FJP"))
+        self.assertFalse(bc.is_ours("AA_WORK_STEALING_RING_FORK"))
+        results = bc.read_results(self.fx.dir)
+        md = bc.report(results, {}, {}, "full", workers=2)
+        ws = find_row(md, "| fib | `WORK_STEALING_RING_FORK` | 1.00x (0.80-1.10) | 5 paired | 1.38 |")
+        self.assertEqual(len(ws), 1, md)
+        self.assertEqual(len(find_row(md, "| fib | FJP | 1.00x (1.00-1.00) | 5 paired | 1.00 |")), 1, md)
+        # no target row and no ratio against FJP for a twin; the chart leaves it out
+        self.assertEqual(find_row(md, "| `AA_"), [])
+        twin_rows = find_row(md, "| fib | AA_WORK_STEALING_RING_FORK |")
+        self.assertTrue(twin_rows and "x**" not in twin_rows[0], twin_rows)
+        bars = dict(bc.ratio_bars(bc.by_workload(results)))
+        self.assertEqual([b[0] for b in bars["fib (time: FJP / pool)"]], ["WORK_STEALING_RING_FORK"])
+        # a run with no twin has no A/A section
+        self.assertIsNone(bc.twin_table([s for s in results if bc.twin_of(s.pool) is None]))
+
     def test_idle_cpu_table(self):
         path = os.path.join(self.fx.dir, "idle_cpu.csv")
         with open(path, "w") as f:

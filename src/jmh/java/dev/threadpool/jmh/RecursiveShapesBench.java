@@ -83,6 +83,8 @@ import org.openjdk.jmh.annotations.Warmup;
  *       {@code double}s) goes into one slot of the forking worker's stack of slots. The computation starts with
  *       {@code invokeLong} / {@code invokeDouble} from the calling thread, as FJP's {@code invoke}; a split
  *       allocates nothing.</li>
+ *   <li>AA_FORK_JOIN, AA_WS_RING_FORK: the A/A control ({@link #TWIN_PREFIX}), FORK_JOIN and WS_RING_FORK again
+ *       under another name: each side against its twin shows the run's noise for identical code.</li>
  * </ul>
  * Every side runs the same nodes with the same thresholds (the split tests and leaf kernels are shared static
  * methods) and its result is checked against the serial one. What a split allocates differs, and that is the
@@ -116,7 +118,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @Fork(value = 1, jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED", "-Xms1g", "-Xmx1g"})
 public class RecursiveShapesBench implements Fairness.Comparison {
     @Param({"SERIAL", "FORK_JOIN", "GLOBAL_QUEUE", "WS_RING", "WS_CHASE_LEV", "LANE_EXTENSION", "GLOBAL_QUEUE_FORK",
-            "WS_RING_FORK", "WS_CHASE_LEV_FORK", "LANE_EXTENSION_FORK"})
+            "WS_RING_FORK", "WS_CHASE_LEV_FORK", "LANE_EXTENSION_FORK", "AA_FORK_JOIN", "AA_WS_RING_FORK"})
     public String pool;
 
     /** Workers; 0 = {@code Runtime.availableProcessors()}. */
@@ -170,21 +172,32 @@ public class RecursiveShapesBench implements Fairness.Comparison {
 
     /**
      * The side for {@code pool} with {@code n} threads: a pool's name alone is ours with {@code join(fn, ctx, l, r)}
-     * ({@link Ours}), its {@code _FORK} form ours with fork handles ({@link OursFork}).
+     * ({@link Ours}), its {@code _FORK} form ours with fork handles ({@link OursFork}). {@code AA_} before a name
+     * (see {@link #TWIN_PREFIX}) builds the same side as the name alone.
      */
     private static final String FORK_SUFFIX = "_FORK";
+    /**
+     * The A/A control: {@code AA_FORK_JOIN} and {@code AA_WS_RING_FORK} are FJP's side and ours' fork handles on
+     * WORK_STEALING_RING again, built by the same code, under a name of their own, so that each is one more JMH
+     * fork of every round, in its own place of the round's shuffled order. A side against its twin, paired by
+     * round, does identical work: how far that ratio strays from 1.0 is this run's noise for a pool against itself,
+     * the yardstick for a target's worst-round part (docs/BENCHMARKS.md, "The A/A control"). bench_charts.py
+     * shows the twins in their own table and judges no target on them.
+     */
+    static final String TWIN_PREFIX = "AA_";
 
     private Side side(String pool, int n) {
-        return switch (pool) {
+        final String name = pool.startsWith(TWIN_PREFIX) ? pool.substring(TWIN_PREFIX.length()) : pool;
+        return switch (name) {
             case "SERIAL" -> new Serial();
             case "FORK_JOIN" -> {
                 fj = new ForkJoinPool(n);
                 yield new ForkJoin(fj);
             }
             default -> {
-                boolean fork = pool.endsWith(FORK_SUFFIX);
+                boolean fork = name.endsWith(FORK_SUFFIX);
                 // GLOBAL_QUEUE, WS_RING, WS_CHASE_LEV, LANE_EXTENSION; else it throws
-                ours = FanoutBench.ours(fork ? pool.substring(0, pool.length() - FORK_SUFFIX.length()) : pool, n);
+                ours = FanoutBench.ours(fork ? name.substring(0, name.length() - FORK_SUFFIX.length()) : name, n);
                 yield fork ? new OursFork(ours) : new Ours(ours);
             }
         };
