@@ -576,13 +576,21 @@ def twin_table(results):
             if r is None:
                 continue
             forks = f"{r.n} paired" if r.paired else f"{r.n}, unpaired"
-            spread = f"{r.best / r.worst:.2f}" if r.paired and r.worst > 0 else ""
+            width = f"{r.best / r.worst:.2f}" if r.paired and r.worst > 0 else ""
             name = f"`{base}`" if is_ours(base) else base
-            lines.append(f"| {workload} | {name} | {fmt_ratio(r, bold=False)} | {forks} | {spread} |")
+            lines.append(f"| {workload} | {name} | {fmt_ratio(r, bold=False)} | {forks} | {width} | "
+                         f"{fork_spread(pools[base])} | {fork_spread(pools[pool])} |")
     if not lines:
         return None
-    return "\n".join(["| workload | side | side / its twin, median (worst-best) | forks | best / worst |",
-                      "|---|---|---:|---:|---:|"] + lines)
+    return "\n".join(["| workload | side | side / its twin, median (worst-best) | forks | best / worst | "
+                      "max / min of the side's forks | of the twin's |", "|---|---|---:|---:|---:|---:|---:|"]
+                     + lines)
+
+
+def fork_spread(series):
+    """max / min of a Series' fork scores (the figure of issue 43's spread target), or "" when it has none."""
+    scores = [v for v in series.scores if v > 0]
+    return f"{max(scores) / min(scores):.2f}" if scores else ""
 
 
 def target_label(t):

@@ -242,9 +242,11 @@ class BenchChartsTest(unittest.TestCase):
         self.assertFalse(bc.is_ours("AA_WORK_STEALING_RING_FORK"))
         results = bc.read_results(self.fx.dir)
         md = bc.report(results, {}, {}, "full", workers=2)
-        ws = find_row(md, "| fib | `WORK_STEALING_RING_FORK` | 1.00x (0.80-1.10) | 5 paired | 1.38 |")
+        # and each side's spread over its forks beside its twin's: 50/50 = 1.00, 55/40 = 1.38
+        ws = find_row(md, "| fib | `WORK_STEALING_RING_FORK` | 1.00x (0.80-1.10) | 5 paired | 1.38 | 1.00 | 1.38 |")
         self.assertEqual(len(ws), 1, md)
-        self.assertEqual(len(find_row(md, "| fib | FJP | 1.00x (1.00-1.00) | 5 paired | 1.00 |")), 1, md)
+        self.assertEqual(len(find_row(md, "| fib | FJP | 1.00x (1.00-1.00) | 5 paired | 1.00 | 1.00 | 1.00 |")), 1,
+                         md)
         # no target row and no ratio against FJP for a twin; the chart leaves it out
         self.assertEqual(find_row(md, "| `AA_"), [])
         twin_rows = find_row(md, "| fib | AA_WORK_STEALING_RING_FORK |")

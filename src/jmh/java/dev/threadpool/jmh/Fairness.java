@@ -136,6 +136,20 @@ final class Fairness {
                 Nodes.PREALLOCATED, batched), jdk);
     }
 
+    /**
+     * The A/A control's prefix: {@code AA_X} is the side {@code X} built again by the same code under a name of its
+     * own, so it is one more JMH fork of every round, in its own place of the round's shuffled order. A side against
+     * its twin, paired by round, does identical work: how far that ratio strays from 1.0 is the run's noise for a
+     * pool against itself, the yardstick for a target's worst-round part (docs/BENCHMARKS.md, "The A/A control").
+     * bench_charts.py shows the twins in their own table and judges no target on them.
+     */
+    static final String TWIN_PREFIX = "AA_";
+
+    /** The side a {@code pool} parameter builds: {@code pool} itself, or for a twin the side it repeats. */
+    static String untwinned(String pool) {
+        return pool.startsWith(TWIN_PREFIX) ? pool.substring(TWIN_PREFIX.length()) : pool;
+    }
+
     /** The threads of a pool that run tasks, from the pool itself. */
     static int threadsOf(ThreadPool ours, ExecutorService jdk) {
         if (ours != null) {

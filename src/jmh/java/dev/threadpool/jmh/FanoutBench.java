@@ -65,12 +65,13 @@ import org.openjdk.jmh.annotations.Warmup;
  *       needs none, FJP's tasks are objects.</li>
  * </ul>
  * {@code pool}: GLOBAL_QUEUE, WS_RING (WORK_STEALING, RING local queues), WS_CHASE_LEV, LANE_EXTENSION,
- * FORK_JOIN. Every pool has the same total thread count {@code n} ({@code threads}, 0 meaning
- * {@code availableProcessors()}); LANE_EXTENSION's minimum of one blocking-lane worker is one of its {@code n},
- * and a blocking-lane worker whose lane is empty takes default-lane tasks and steals join halves like the
- * others (see {@link #ours}). Time per whole run. The heap is
- * fixed at 1 GiB ({@code -Xms1g -Xmx1g}), as docs/BENCHMARKS.md's protocol says, so the young GCs of the rows
- * that allocate nodes have the same room on every side.
+ * FORK_JOIN; AA_FORK_JOIN and AA_WS_RING, the A/A control ({@link Fairness#TWIN_PREFIX}): FORK_JOIN and WS_RING
+ * again, each against its twin the run's noise for identical code. Every pool has the same total thread count
+ * {@code n} ({@code threads}, 0 meaning {@code availableProcessors()}); LANE_EXTENSION's minimum of one
+ * blocking-lane worker is one of its {@code n}, and a blocking-lane worker whose lane is empty takes default-lane
+ * tasks and steals join halves like the others (see {@link #ours}). Time per whole run. The heap is fixed at 1 GiB
+ * ({@code -Xms1g -Xmx1g}), as docs/BENCHMARKS.md's protocol says, so the young GCs of the rows that allocate nodes
+ * have the same room on every side.
  *
  * <pre>mvn -B -q validate test-compile exec:exec@jmh -Djmh.args="FanoutBench -f 1 -wi 1 -i 1 -r 1s -w 1s"</pre>
  */
@@ -85,7 +86,7 @@ public class FanoutBench implements Fairness.Comparison {
     static final long LEAF = 4096;
     static final int TREE_DEPTH = 20;
 
-    @Param({"GLOBAL_QUEUE", "WS_RING", "WS_CHASE_LEV", "LANE_EXTENSION", "FORK_JOIN"})
+    @Param({"GLOBAL_QUEUE", "WS_RING", "WS_CHASE_LEV", "LANE_EXTENSION", "FORK_JOIN", "AA_FORK_JOIN", "AA_WS_RING"})
     public String pool;
 
     /** Workers; 0 = {@code Runtime.availableProcessors()}. */
@@ -109,11 +110,12 @@ public class FanoutBench implements Fairness.Comparison {
     @Setup(Level.Trial)
     public void setUp() {
         int n = threads > 0 ? threads : Runtime.getRuntime().availableProcessors();
-        if (pool.equals("FORK_JOIN")) {
+        final String name = Fairness.untwinned(pool); // AA_FORK_JOIN, AA_WS_RING: the A/A control's twins
+        if (name.equals("FORK_JOIN")) {
             fj = new ForkJoinPool(n);
             fjJoinRoot = FjJoinNode.build(TREE_DEPTH);
         } else {
-            ours = ours(pool, n);
+            ours = ours(name, n);
             joinRoot = JoinNode.build(ours, TREE_DEPTH);
         }
         leafRuns = new long[1 << TREE_DEPTH];

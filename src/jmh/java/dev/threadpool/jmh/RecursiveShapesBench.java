@@ -83,7 +83,7 @@ import org.openjdk.jmh.annotations.Warmup;
  *       {@code double}s) goes into one slot of the forking worker's stack of slots. The computation starts with
  *       {@code invokeLong} / {@code invokeDouble} from the calling thread, as FJP's {@code invoke}; a split
  *       allocates nothing.</li>
- *   <li>AA_FORK_JOIN, AA_WS_RING_FORK: the A/A control ({@link #TWIN_PREFIX}), FORK_JOIN and WS_RING_FORK again
+ *   <li>AA_FORK_JOIN, AA_WS_RING_FORK: the A/A control ({@link Fairness#TWIN_PREFIX}), FORK_JOIN and WS_RING_FORK again
  *       under another name: each side against its twin shows the run's noise for identical code.</li>
  * </ul>
  * Every side runs the same nodes with the same thresholds (the split tests and leaf kernels are shared static
@@ -173,21 +173,12 @@ public class RecursiveShapesBench implements Fairness.Comparison {
     /**
      * The side for {@code pool} with {@code n} threads: a pool's name alone is ours with {@code join(fn, ctx, l, r)}
      * ({@link Ours}), its {@code _FORK} form ours with fork handles ({@link OursFork}). {@code AA_} before a name
-     * (see {@link #TWIN_PREFIX}) builds the same side as the name alone.
+     * ({@link Fairness#TWIN_PREFIX}, the A/A control) builds the same side as the name alone.
      */
     private static final String FORK_SUFFIX = "_FORK";
-    /**
-     * The A/A control: {@code AA_FORK_JOIN} and {@code AA_WS_RING_FORK} are FJP's side and ours' fork handles on
-     * WORK_STEALING_RING again, built by the same code, under a name of their own, so that each is one more JMH
-     * fork of every round, in its own place of the round's shuffled order. A side against its twin, paired by
-     * round, does identical work: how far that ratio strays from 1.0 is this run's noise for a pool against itself,
-     * the yardstick for a target's worst-round part (docs/BENCHMARKS.md, "The A/A control"). bench_charts.py
-     * shows the twins in their own table and judges no target on them.
-     */
-    static final String TWIN_PREFIX = "AA_";
 
     private Side side(String pool, int n) {
-        final String name = pool.startsWith(TWIN_PREFIX) ? pool.substring(TWIN_PREFIX.length()) : pool;
+        final String name = Fairness.untwinned(pool);
         return switch (name) {
             case "SERIAL" -> new Serial();
             case "FORK_JOIN" -> {
