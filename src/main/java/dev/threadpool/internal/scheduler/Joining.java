@@ -11,6 +11,9 @@ import dev.threadpool.WaitGroup;
 import dev.threadpool.internal.memory.Mem;
 import dev.threadpool.internal.queue.QueueEntry;
 import dev.threadpool.internal.stats.PoolCounters;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.ObjLongConsumer;
 
@@ -167,6 +170,32 @@ final class Joining {
     private final long idleMaskAt;
     private final long waitersAt;
 
+    /** {@link #forkGeneral}, unbound: {@link #general}'s source. */
+    private static final MethodHandle FORK_GENERAL;
+
+    static {
+        try {
+            FORK_GENERAL = MethodHandles.lookup().findVirtual(Joining.class, "forkGeneral", MethodType.methodType(
+                    long.class, WorkerThread.class, int.class, Object.class, Object.class, long.class, int.class,
+                    int.class));
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /**
+     * {@link #forkGeneral} bound to this object, the only way {@link #fork} calls it (class comment, "Fork
+     * handles"; PERFORMANCE_TRACKING 94). C2 inlines {@code fork} into the user's recursion, and then, in the JVMs
+     * whose profile happened to call the general path often enough (the eager levels, a thief's search), inlined
+     * {@code forkGeneral} too, with its offer and a second demand check: the recursion's compile then ran out of
+     * its node budget ({@code NodeCountInliningCutoff}) before it reached the join and the inner recursion, and a
+     * split ran about 1.2x slower in that JVM for good. A method handle read from a final instance field is no
+     * constant to C2, so it cannot inline through it: the general path stays a call in every JVM, whatever the
+     * profile. It costs a few nanoseconds on that path only (an offered or a kept-first fork), never on the
+     * recursion's.
+     */
+    private final MethodHandle general;
+
     Joining(JoinDeques joins, Lifecycle lifecycle, ParkingLot parking, PoolCounters counters, long stealers,
             WakeCoalescer searching, boolean onDemand) {
         this.joins = joins;
@@ -185,6 +214,7 @@ final class Joining {
         this.searchingAt = raw ? sa : 0L;
         this.idleMaskAt = raw ? ia : 0L;
         this.waitersAt = raw ? wa : 0L;
+        this.general = FORK_GENERAL.bindTo(this);
     }
 
     /** Whether worker {@code w} steals join halves (idle, or helping). */
@@ -495,7 +525,7 @@ final class Joining {
      * <p>A recursion's fork takes the first branch, in the fewest instructions: this method is small enough for C2
      * to inline it into the user's code (it never calls the user back, so that is safe, unlike a join), and the
      * demand check's three loads are three ANDs and moves ({@link Mem#getLongOpaqueAtMasked}). Every other fork
-     * calls {@link #forkGeneral} (PERFORMANCE_TRACKING 92).
+     * calls {@link #forkGeneral} (PERFORMANCE_TRACKING 92), through {@link #general}, so never inlined (94).
      */
     long fork(WorkerThread self, int form, Object fn, Object ctx, long arg) {
         lifecycle.checkAccepting();
@@ -512,10 +542,24 @@ final class Joining {
             self.forkTop = pos + 1;
             return h;
         }
-        return forkGeneral(self, form, fn, ctx, arg, pos, n);
+        return callGeneral(self, form, fn, ctx, arg, pos, n);
     }
 
-    /** {@link #fork} but for its first branch: offered, or kept; {@code pos} and {@code n} as fork read them. */
+    /** {@link #forkGeneral} through {@link #general}: never inlined into fork's caller. */
+    private long callGeneral(WorkerThread self, int form, Object fn, Object ctx, long arg, int pos, int n) {
+        try {
+            return (long) general.invokeExact(self, form, fn, ctx, arg, pos, n);
+        } catch (RuntimeException | Error e) {
+            throw e; // forkGeneral's own: a fork past the stack's limit (ForkStack.grow), or the JVM's
+        } catch (Throwable t) {
+            throw new AssertionError("forkGeneral declares no checked exception", t);
+        }
+    }
+
+    /**
+     * {@link #fork} but for its first branch: offered, or kept; {@code pos} and {@code n} as fork read them. Called
+     * through {@link #general} only.
+     */
     private long forkGeneral(WorkerThread self, int form, Object fn, Object ctx, long arg, int pos, int n) {
         final ForkStack s = self.forks;
         if (pos >= s.capacity()) {

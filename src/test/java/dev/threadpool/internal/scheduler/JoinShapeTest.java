@@ -51,13 +51,55 @@ class JoinShapeTest {
                 + " recursion's fork into it");
     }
 
-    private static int codeLength(String method) throws Exception {
-        byte[] bytes;
+    /**
+     * Nor may {@code Joining.fork} call {@code forkGeneral} by name: C2 inlined it into the user's recursion in the
+     * JVMs whose profile called it often, and the recursion's compile then ran out of its node budget before the
+     * join (PERFORMANCE_TRACKING 94). {@code fork} calls {@code callGeneral}, which calls it through a method handle,
+     * and nothing else in the class names it.
+     */
+    @Test
+    void forkCallsItsGeneralPathOnlyThroughAMethodHandle() throws Exception {
+        ClassModel model = joiningClass();
+        for (MethodModel m : model.methods()) {
+            for (String callee : invokedMethods(m)) {
+                assertTrue(!callee.equals("forkGeneral"), "Joining." + m.methodName().stringValue() + " calls"
+                        + " forkGeneral by name: C2 may inline it into the user's recursion (call it through"
+                        + " Joining.general)");
+            }
+        }
+        assertTrue(invokedMethods(method(model, "fork")).contains("callGeneral"), "Joining.fork calls callGeneral");
+        assertTrue(invokedMethods(method(model, "callGeneral")).contains("invokeExact"),
+                "Joining.callGeneral calls forkGeneral through its method handle");
+    }
+
+    private static java.util.List<String> invokedMethods(MethodModel m) {
+        java.util.List<String> names = new java.util.ArrayList<>();
+        m.findAttribute(Attributes.code()).ifPresent(code -> code.forEach(e -> {
+            if (e instanceof java.lang.classfile.instruction.InvokeInstruction i) {
+                names.add(i.name().stringValue());
+            }
+        }));
+        return names;
+    }
+
+    private static MethodModel method(ClassModel model, String name) {
+        for (MethodModel m : model.methods()) {
+            if (m.methodName().equalsString(name)) {
+                return m;
+            }
+        }
+        throw new AssertionError("Joining." + name + " not found");
+    }
+
+    private static ClassModel joiningClass() throws Exception {
         try (InputStream in = Joining.class.getResourceAsStream("Joining.class")) {
             assertNotNull(in, "Joining.class on the class path");
-            bytes = in.readAllBytes();
+            return ClassFile.of().parse(in.readAllBytes());
         }
-        ClassModel model = ClassFile.of().parse(bytes);
+    }
+
+    private static int codeLength(String method) throws Exception {
+        ClassModel model = joiningClass();
         int codeLength = -1;
         for (MethodModel m : model.methods()) {
             if (m.methodName().equalsString(method)) {
