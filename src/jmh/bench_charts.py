@@ -66,7 +66,7 @@ COLORS = {
     FLOOR: "#000000",
 }
 FALLBACK_COLORS = ["#17becf", "#e377c2", "#8c564b", "#aec7e8", "#ffbb78"]
-# The A/A control (RecursiveShapesBench's AA_ pools): a side built again by the same code under this prefix, one
+# The A/A control (RecursiveShapesBench's and FanoutBench's AA_ pools): a side built again by the same code under this prefix, one
 # more fork of every round. No target is judged on a twin; twin_table pairs it with the side it repeats.
 TWIN_PREFIX = "AA_"
 

@@ -10,7 +10,10 @@ import java.lang.classfile.ClassFile;
 import java.lang.classfile.ClassModel;
 import java.lang.classfile.MethodModel;
 import java.lang.classfile.attribute.CodeAttribute;
+import java.lang.classfile.instruction.InvokeInstruction;
 import java.lang.management.ManagementFactory;
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -72,10 +75,10 @@ class JoinShapeTest {
                 "Joining.callGeneral calls forkGeneral through its method handle");
     }
 
-    private static java.util.List<String> invokedMethods(MethodModel m) {
-        java.util.List<String> names = new java.util.ArrayList<>();
+    private static List<String> invokedMethods(MethodModel m) {
+        List<String> names = new ArrayList<>();
         m.findAttribute(Attributes.code()).ifPresent(code -> code.forEach(e -> {
-            if (e instanceof java.lang.classfile.instruction.InvokeInstruction i) {
+            if (e instanceof InvokeInstruction i) {
                 names.add(i.name().stringValue());
             }
         }));
