@@ -589,8 +589,8 @@ def twin_table(results):
 
 def fork_spread(series):
     """max / min of a Series' fork scores (the figure of issue 43's spread target), or "" when it has none."""
-    scores = [v for v in series.scores if v > 0]
-    return f"{max(scores) / min(scores):.2f}" if scores else ""
+    over = spread([v for v in series.scores if v > 0])
+    return f"{over[2] / over[1]:.2f}" if over else ""
 
 
 def target_label(t):

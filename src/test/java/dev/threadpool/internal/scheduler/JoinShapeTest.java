@@ -102,14 +102,8 @@ class JoinShapeTest {
     }
 
     private static int codeLength(String method) throws Exception {
-        ClassModel model = joiningClass();
-        int codeLength = -1;
-        for (MethodModel m : model.methods()) {
-            if (m.methodName().equalsString(method)) {
-                codeLength = m.findAttribute(Attributes.code())
-                        .map(CodeAttribute::codeLength).orElse(-1);
-            }
-        }
+        int codeLength = method(joiningClass(), method).findAttribute(Attributes.code())
+                .map(CodeAttribute::codeLength).orElse(-1);
         assertTrue(codeLength > 0, "Joining." + method + " has code");
         return codeLength;
     }
